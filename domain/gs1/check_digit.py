@@ -1,0 +1,15 @@
+"""The GS1 mod-10 check digit (GS1 General Specifications §7.9.1)."""
+
+from functools import lru_cache
+
+
+# The same GTINs and GLNs come back with every serial number.
+@lru_cache(maxsize=8192)
+def gs1_check_digit(digits: str) -> str:
+    """The check digit for a GS1 key given without it (GTIN, GLN, SSCC, GRAI, GDTI, GSRN, …)."""
+    total = 0
+    # Weights alternate 3, 1, 3, … starting from the rightmost digit.
+    for position, digit in enumerate(reversed(digits)):
+        value = ord(digit) - 48
+        total += value * 3 if position % 2 == 0 else value
+    return str(-total % 10)
