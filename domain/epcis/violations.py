@@ -17,7 +17,7 @@ class Violation:
 
 def event_index(violation: Violation) -> int | None:
     """The index of the event in `epcisBody.eventList` a violation points into, if any."""
-    parts = violation.location.split(".")
-    if len(parts) >= 3 and parts[0] == "epcisBody" and parts[1] == "eventList" and parts[2].isdigit():
+    parts = violation.location.split(".", 3)
+    if parts[:2] == ["epcisBody", "eventList"] and len(parts) > 2 and parts[2].isdigit():
         return int(parts[2])
     return None

@@ -1,0 +1,32 @@
+"""The aiohttp application: both API families from one process."""
+
+from aiohttp import web
+
+from api import epcis_capture, epcis_queries, server
+from api.keys import TRACEPOINT
+from api.middleware import epcis_authentication, errors
+from application.runtime import Tracepoint
+
+
+def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.Application:
+    """Routes, middlewares and, unless the caller manages it, start-up and shut-down."""
+    # The body limit is enforced per route (capture answers 413 with the limit); this is
+    # only the outer bound aiohttp applies when a handler reads a whole body at once.
+    app = web.Application(
+        middlewares=[errors, epcis_authentication],
+        client_max_size=tracepoint.settings.capture_max_bytes + 1,
+    )
+    app[TRACEPOINT] = tracepoint
+    for table in (server.routes, epcis_capture.routes, epcis_queries.routes):
+        app.add_routes(table)
+    if manage_lifecycle:
+
+        async def start(app: web.Application) -> None:
+            await tracepoint.start()
+
+        async def stop(app: web.Application) -> None:
+            await tracepoint.stop()
+
+        app.on_startup.append(start)
+        app.on_cleanup.append(stop)
+    return app

@@ -1,0 +1,26 @@
+"""Running the synchronous store and database work off the event loop."""
+
+import asyncio
+import functools
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class BlockingRunner:
+    """A dedicated thread pool for the event store, the databases and CPU-heavy steps."""
+
+    def __init__(self, workers: int = 8) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tracepoint")
+
+    async def run(self, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run `func` in the pool and await its result."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(func, *args, **kwargs))
+
+    def close(self) -> None:
+        """Wait for running work and stop the threads."""
+        self._executor.shutdown(wait=True)

@@ -1,0 +1,237 @@
+"""Capture: validate an EPCIS document, name its events, store the new ones atomically."""
+
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from application.blocking import BlockingRunner
+from application.read_model_follower import ReadModelFollower
+from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
+from domain.epcis.captured_event import CapturedEvent
+from domain.epcis.event_hash import document_context, document_ignore_fields, event_hash
+from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
+from domain.epcis.violations import Violation, event_index
+from infrastructure.epcis_schema import DocumentValidator
+from infrastructure.event_store import DuplicateAggregate, EventStore
+from projections.readers import CaptureJobRow as CaptureJobRow
+from projections.readers import ReadModels
+
+log = logging.getLogger(__name__)
+
+
+class InvalidDocument(Exception):
+    """The document breaks the EPCIS 2.0 schema or the CBV rules; nothing was stored."""
+
+    def __init__(self, violations: list[Violation]) -> None:
+        super().__init__(f"{len(violations)} violation(s)")
+        self.violations = violations
+
+
+class CaptureLimitExceeded(Exception):
+    """The document holds more events than this service captures in one request."""
+
+
+@dataclass
+class CaptureOutcome:
+    """What a capture did."""
+
+    capture_id: str
+    events_received: int
+    events_stored: int
+    events_already_present: int
+    events_rejected: int
+    errors: list[Violation] = field(default_factory=list)
+    visible: bool = True
+
+    @property
+    def success(self) -> bool:
+        """True when every event of the document is now in the repository."""
+        return self.events_rejected == 0
+
+
+@dataclass
+class _Prepared:
+    event_ids: list[str]
+    events: list[dict[str, Any]]
+    namespaces: dict[str, str]
+    received: int
+    rejected: list[Violation]
+
+
+class CaptureService:
+    """The capture use case: one document in, one atomic write to the event store."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        validator: DocumentValidator,
+        follower: ReadModelFollower,
+        read_models: ReadModels,
+        blocking: BlockingRunner,
+        *,
+        max_events: int,
+        read_your_writes_timeout: float,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._store = store
+        self._validator = validator
+        self._follower = follower
+        self._read_models = read_models
+        self._blocking = blocking
+        self.max_events = max_events
+        self._timeout = read_your_writes_timeout
+        self._clock = clock
+
+    def check_limit(self, document: Any) -> None:
+        """Refuse a document with more events than the limit, before any other work."""
+        body = document.get("epcisBody") if isinstance(document, dict) else None
+        events = body.get("eventList") if isinstance(body, dict) else None
+        if isinstance(events, list) and len(events) > self.max_events:
+            raise CaptureLimitExceeded(
+                f"The document has {len(events)} events; this repository captures at most "
+                f"{self.max_events} events per request"
+            )
+
+    def validate(self, document: Any) -> list[Violation]:
+        """Every violation of the schema and the CBV rules in a document ([] if valid)."""
+        return self._validator.validate_capture(document)
+
+    async def validate_async(self, document: Any) -> list[Violation]:
+        """`validate`, off the event loop."""
+        self.check_limit(document)
+        return await self._blocking.run(self.validate, document)
+
+    async def capture(
+        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: str | None
+    ) -> CaptureOutcome:
+        """Store a document's new events; wait until queries see them.
+
+        With `rollback` any violation rejects the whole document; with `proceed` the valid
+        events are stored and the invalid ones reported in the capture job.
+        """
+        self.check_limit(document)
+        outcome, position = await self._blocking.run(
+            self._capture, document, error_behaviour, captured_by
+        )
+        if not await self._follower.wait_for(position, self._timeout):
+            log.warning("capture %s stored but not yet queryable", outcome.capture_id)
+            outcome.visible = False
+        return outcome
+
+    def _prepare(self, document: Any, error_behaviour: ErrorBehaviour) -> _Prepared:
+        violations = self.validate(document)
+        if violations and (
+            error_behaviour == "rollback" or any(event_index(v) is None for v in violations)
+        ):
+            raise InvalidDocument(violations)
+        events: list[dict[str, Any]] = document["epcisBody"]["eventList"]
+        invalid = {event_index(v) for v in violations}
+        namespaces = document_context(document)
+        ignore_fields = document_ignore_fields(document)
+        prepared = _Prepared([], [], namespaces, len(events), list(violations))
+        for index, event in enumerate(events):
+            if index in invalid:
+                continue
+            event_id = event.get("eventID")
+            if not isinstance(event_id, str) or not event_id:
+                try:
+                    event_id = event_hash(event, namespaces, ignore_fields=ignore_fields)
+                except (ValueError, TypeError, KeyError) as exc:
+                    problem = Violation(
+                        f"epcisBody.eventList.{index}", f"Cannot compute the event hash: {exc}"
+                    )
+                    if error_behaviour == "rollback":
+                        raise InvalidDocument([problem]) from exc
+                    prepared.rejected.append(problem)
+                    invalid.add(index)
+                    continue
+            try:
+                # The projector must be able to index every stored event, so a time the
+                # schema lets through but we cannot place on the time line is refused here.
+                timestamp_micros(event["eventTime"])
+            except (InvalidTimestamp, KeyError, TypeError) as exc:
+                problem = Violation(f"epcisBody.eventList.{index}.eventTime", str(exc))
+                if error_behaviour == "rollback":
+                    raise InvalidDocument([problem]) from exc
+                prepared.rejected.append(problem)
+                continue
+            prepared.event_ids.append(event_id)
+            prepared.events.append(event)
+        return prepared
+
+    def _capture(
+        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: str | None
+    ) -> tuple[CaptureOutcome, int]:
+        prepared = self._prepare(document, error_behaviour)
+        capture_id = str(uuid.uuid4())
+        created_at = self._clock()
+        for attempt in (1, 2):
+            # A concurrent capture may store one of the same events between our look-up
+            # and our save; the store then refuses the whole batch and we look again.
+            try:
+                return self._save(prepared, capture_id, created_at, error_behaviour, captured_by)
+            except DuplicateAggregate:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _save(
+        self,
+        prepared: _Prepared,
+        capture_id: str,
+        created_at: datetime,
+        error_behaviour: ErrorBehaviour,
+        captured_by: str | None,
+    ) -> tuple[CaptureOutcome, int]:
+        stored_ids = self._store.existing_ids(
+            [CapturedEvent.create_id(event_id) for event_id in prepared.event_ids]
+        )
+        record_time = format_record_time(self._clock())
+        seen: set[str] = set()
+        aggregates: list[CapturedEvent] = []
+        for event_id, event in zip(prepared.event_ids, prepared.events, strict=True):
+            if event_id in seen or CapturedEvent.create_id(event_id) in stored_ids:
+                continue
+            seen.add(event_id)
+            aggregates.append(
+                CapturedEvent(
+                    event_id=event_id,
+                    epcis_event=event,
+                    namespaces=prepared.namespaces,
+                    record_time=record_time,
+                    capture_id=capture_id,
+                )
+            )
+        outcome = CaptureOutcome(
+            capture_id=capture_id,
+            events_received=prepared.received,
+            events_stored=len(aggregates),
+            events_already_present=len(prepared.event_ids) - len(aggregates),
+            events_rejected=prepared.received - len(prepared.event_ids),
+            errors=prepared.rejected,
+        )
+        job = CaptureJob(
+            capture_id=capture_id,
+            error_behaviour=error_behaviour,
+            created_at=format_record_time(created_at),
+            finished_at=format_record_time(self._clock()),
+            events_received=outcome.events_received,
+            events_stored=outcome.events_stored,
+            events_already_present=outcome.events_already_present,
+            events_rejected=outcome.events_rejected,
+            errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
+            captured_by=captured_by,
+        )
+        position = self._store.save(job, *aggregates)
+        return outcome, position
+
+    async def job(self, capture_id: str) -> CaptureJobRow | None:
+        """The capture job with this ID, or None."""
+        return await self._blocking.run(self._read_models.capture_job, capture_id)
+
+    async def jobs(self, limit: int) -> list[CaptureJobRow]:
+        """The newest capture jobs."""
+        return await self._blocking.run(self._read_models.capture_jobs, limit, None)

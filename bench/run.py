@@ -1,0 +1,197 @@
+"""`make bench`: capture throughput, raw store rate, query latency and capture memory.
+
+    python -m bench.run [--backend sqlite|postgresql|both] [--events 1000000]
+
+Prints one table per backend. `--events` is how many events are stored before the query
+latencies are measured (1,000,000 by default; smaller for a quick look).
+"""
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+import orjson
+
+from application.runtime import Tracepoint
+from bench.generator import EventFactory
+from bench.harness import fresh_database, serving, settings
+from domain.epcis.captured_event import CapturedEvent
+from domain.epcis.event_hash import event_hash
+
+
+def raw_store_rate(database_url: str, batch: int, total: int) -> float:
+    """Events/s appending CapturedEvent aggregates straight to the event store."""
+    service = Tracepoint(settings(database_url))
+    factory = EventFactory(seed=batch)
+    docs = [factory.events(batch) for _ in range(total // batch)]
+    ids = [[event_hash(e, {}) for e in doc] for doc in docs]
+    started = time.perf_counter()
+    for doc, doc_ids in zip(docs, ids, strict=True):
+        service.store.save(
+            *[
+                CapturedEvent(
+                    event_id=i,
+                    epcis_event=e,
+                    namespaces={},
+                    record_time="2025-01-01T00:00:00.000Z",
+                    capture_id="bench",
+                )
+                for i, e in zip(doc_ids, doc, strict=True)
+            ]
+        )
+    elapsed = time.perf_counter() - started
+    service.close()
+    return total / elapsed
+
+
+async def capture_rate(database_url: str, batch: int, total: int, clients: int) -> float:
+    """Events/s through POST /v2/epcis/capture, including validation, hashing, storing and
+    the wait until the events are queryable."""
+    service = Tracepoint(settings(database_url))
+    await service.start()
+    factory = EventFactory(seed=1000 + batch)
+    bodies = [orjson.dumps(factory.document(factory.events(batch))) for _ in range(total // batch)]
+    async with serving(service) as (base, session):
+
+        async def worker(mine: list[bytes]) -> None:
+            for body in mine:
+                async with session.post(
+                    f"{base}/v2/epcis/capture",
+                    data=body,
+                    headers={"Content-Type": "application/json"},
+                ) as response:
+                    if response.status != 201:
+                        raise RuntimeError(await response.text())
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(bodies[i::clients]) for i in range(clients)))
+        elapsed = time.perf_counter() - started
+    await service.stop()
+    return total / elapsed
+
+
+def load(service: Tracepoint, count: int, factory: EventFactory) -> list[str]:
+    """Store `count` events through the store and projections (no HTTP); return some EPCs."""
+    sample: list[str] = []
+    done = 0
+    report = time.perf_counter()
+    while done < count:
+        events = factory.events(min(1000, count - done))
+        aggregates = [
+            CapturedEvent(
+                event_id=event_hash(e, {}),
+                epcis_event=e,
+                namespaces={},
+                record_time="2025-06-01T00:00:00.000Z",
+                capture_id="bench-load",
+            )
+            for e in events
+        ]
+        service.store.save(*aggregates)
+        service.projections.catch_up()
+        if len(sample) < 500:
+            sample.extend(e["epcList"][0] for e in events[:5] if "epcList" in e)
+        done += len(events)
+        if time.perf_counter() - report > 30:
+            print(f"    loaded {done:,} events", flush=True)
+            report = time.perf_counter()
+    return sample
+
+
+async def query_latencies(
+    database_url: str, count: int, runs: int
+) -> dict[str, tuple[float, float]]:
+    """p50/p95 milliseconds of four typical queries with `count` events stored."""
+    service = Tracepoint(settings(database_url))
+    factory = EventFactory(seed=42)
+    started = time.perf_counter()
+    sample = await asyncio.to_thread(load, service, count, factory)
+    print(f"    loaded {count:,} events in {time.perf_counter() - started:.0f} s", flush=True)
+    await service.start()
+    rng = factory.random
+    results: dict[str, tuple[float, float]] = {}
+
+    def window() -> dict[str, str]:
+        start = factory.start.timestamp() + rng.uniform(0, factory.span_seconds - 3600)
+        begin = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start))
+        end = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + 3600))
+        return {"GE_eventTime": begin, "LT_eventTime": end}
+
+    def pattern() -> dict[str, str]:
+        epc = rng.choice(sample)
+        head, _, _ = epc.rpartition(".")
+        return {"MATCH_epc": head.replace(":id:", ":idpat:") + ".*"}
+
+    queries: dict[str, Any] = {
+        "1-hour eventTime window": window,
+        "EQ_bizStep": lambda: {"EQ_bizStep": rng.choice(["shipping", "receiving"])},
+        "MATCH_epc exact": lambda: {"MATCH_epc": rng.choice(sample)},
+        "MATCH_epc pattern": pattern,
+    }
+    async with serving(service) as (base, session):
+        for name, params in queries.items():
+            timings = []
+            for _ in range(runs):
+                began = time.perf_counter()
+                async with session.get(f"{base}/v2/epcis/events", params=params()) as response:
+                    await response.read()
+                    if response.status != 200:
+                        raise RuntimeError(await response.text())
+                timings.append((time.perf_counter() - began) * 1000)
+            timings.sort()
+            results[name] = (statistics.median(timings), timings[int(len(timings) * 0.95) - 1])
+    await service.stop()
+    return results
+
+
+def capture_memory(database_url: str) -> float:
+    """Peak resident memory (MB) of a fresh process capturing one 10,000-event document."""
+    output = subprocess.run(
+        [sys.executable, "-m", "bench.memory", database_url],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return float(output.strip().splitlines()[-1])
+
+
+def main() -> None:
+    """Run every benchmark on the chosen backends and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--capture-events", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=200)
+    args = parser.parse_args()
+    backends = ["postgresql", "sqlite"] if args.backend == "both" else [args.backend]
+    for backend in backends:
+        print(f"== {backend}", flush=True)
+        for batch in (100, 1000):
+            with fresh_database(backend) as url:
+                raw = raw_store_rate(url, batch, args.capture_events)
+            with fresh_database(backend) as url:
+                one = asyncio.run(capture_rate(url, batch, args.capture_events, clients=1))
+            with fresh_database(backend) as url:
+                two = asyncio.run(capture_rate(url, batch, args.capture_events, clients=2))
+            print(
+                f"  documents of {batch:>4} events: raw store {raw:8,.0f} ev/s | capture "
+                f"1 client {one:7,.0f} ev/s ({one / raw:.0%}) | 2 clients {two:7,.0f} ev/s "
+                f"({two / raw:.0%})",
+                flush=True,
+            )
+        with fresh_database(backend) as url:
+            print(
+                f"  peak memory capturing 10,000 events: {capture_memory(url):.0f} MB", flush=True
+            )
+        with fresh_database(backend) as url:
+            latencies = asyncio.run(query_latencies(url, args.events, args.runs))
+        for name, (p50, p95) in latencies.items():
+            print(f"  {name:<26} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms  ({args.events:,} events)")
+
+
+if __name__ == "__main__":
+    main()

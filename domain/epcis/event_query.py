@@ -1,0 +1,254 @@
+"""EPCIS 2.0 event-query parameters (SimpleEventQuery) parsed into a typed query.
+
+Values are canonicalised here, the same way captured events are indexed, so matching is
+independent of how the event or the query spelled an EPC or a CBV value.
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from domain.epcis.cbv import normalise_cbv
+from domain.epcis.fields import EVENT_TYPES
+from domain.epcis.timestamps import InvalidTimestamp, timestamp_micros
+from domain.gs1 import Glob, Wildcard, canonical_epc, epc_pattern
+
+EPC_ROLES: dict[str, tuple[str, ...]] = {
+    "MATCH_epc": ("epc", "child"),
+    "MATCH_parentID": ("parent",),
+    "MATCH_inputEPC": ("input",),
+    "MATCH_outputEPC": ("output",),
+    "MATCH_anyEPC": ("epc", "child", "parent", "input", "output"),
+}
+CLASS_ROLES: dict[str, tuple[str, ...]] = {
+    "MATCH_epcClass": ("quantity", "child"),
+    "MATCH_inputEPCClass": ("input",),
+    "MATCH_outputEPCClass": ("output",),
+    "MATCH_anyEPCClass": ("quantity", "child", "input", "output"),
+}
+QUANTITY_OPERATORS = {"EQ": "=", "GT": ">", "GE": ">=", "LT": "<", "LE": "<="}
+
+#: Parameters of the standard that this service does not evaluate yet: refused, never ignored.
+NOT_SUPPORTED = frozenset(
+    {
+        "EQ_persistentDisposition_set",
+        "EQ_persistentDisposition_unset",
+        "WD_readPoint",
+        "EXISTS_errorDeclaration",
+        "GE_errorDeclaration_Time",
+        "LT_errorDeclaration_Time",
+        "GE_errorDeclarationTime",
+        "LT_errorDeclarationTime",
+        "EQ_errorReason",
+        "EQ_correctiveEventID",
+        "eventCountLimit",
+        "maxEventCount",
+        "EXISTS_sensorElementList",
+        "GE_time",
+        "LT_time",
+        "GE_startTime",
+        "LT_startTime",
+        "GE_endTime",
+        "LT_endTime",
+        "EQ_type",
+        "EQ_deviceID",
+        "EQ_dataProcessingMethod",
+        "EQ_microorganism",
+        "EQ_chemicalSubstance",
+        "EQ_bizRules",
+        "EQ_stringValue",
+        "EQ_booleanValue",
+        "EQ_hexBinaryValue",
+        "EQ_uriValue",
+        "GE_percRank",
+        "LT_percRank",
+        "GT_percRank",
+        "LE_percRank",
+    }
+)
+_NOT_SUPPORTED_FAMILIES = (
+    "EQ_INNER_",
+    "EQ_ILMD_",
+    "EQ_ERROR_DECLARATION_",
+    "EQ_SENSOR",
+    "EQ_readPoint_",
+    "EQ_bizLocation_",
+    "EQ_ATTR_",
+    "HASATTR_",
+    "EXISTS_",
+    "EQ_value_",
+    "EQ_quantity_",
+)
+
+
+class QueryParameterError(ValueError):
+    """A query parameter that is unknown, unsupported or has a bad value."""
+
+
+@dataclass(frozen=True)
+class EpcMatch:
+    """Events with an EPC (or EPC class) in one of `roles` matching one of `patterns`."""
+
+    table: Literal["epcs", "quantities"]
+    roles: tuple[str, ...]
+    patterns: tuple[Glob, ...]
+
+
+@dataclass(frozen=True)
+class TypedValueMatch:
+    """Events with a business transaction, source or destination of a type and value."""
+
+    kind: Literal["biz_transaction", "source", "destination"]
+    type: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EventQuery:
+    """A parsed SimpleEventQuery: every filter is a conjunction, values within one are OR."""
+
+    event_types: tuple[str, ...] = ()
+    ge_event_time: int | None = None
+    lt_event_time: int | None = None
+    ge_record_time: int | None = None
+    lt_record_time: int | None = None
+    actions: tuple[str, ...] = ()
+    biz_steps: tuple[str, ...] = ()
+    dispositions: tuple[str, ...] = ()
+    read_points: tuple[str, ...] = ()
+    biz_locations: tuple[str, ...] = ()
+    biz_location_trees: tuple[Glob, ...] = ()
+    transformation_ids: tuple[str, ...] = ()
+    event_ids: tuple[str, ...] = ()
+    quantity: tuple[tuple[str, float], ...] = ()
+    epc_matches: tuple[EpcMatch, ...] = ()
+    typed_values: tuple[TypedValueMatch, ...] = ()
+    order_by: Literal["position", "eventTime", "recordTime"] = "position"
+    descending: bool = False
+
+
+def split_values(values: Iterable[str]) -> list[str]:
+    """All values of a parameter: it may repeat, and one value may list several with `|`."""
+    result: list[str] = []
+    for value in values:
+        result.extend(part.strip() for part in value.split("|") if part.strip())
+    return result
+
+
+def _one(name: str, values: Sequence[str]) -> str:
+    parts = split_values(values)
+    if len(parts) != 1:
+        raise QueryParameterError(f"{name} takes exactly one value, got {len(parts)}")
+    return parts[0]
+
+
+def _time(name: str, values: Sequence[str]) -> int:
+    try:
+        return timestamp_micros(_one(name, values))
+    except InvalidTimestamp as exc:
+        raise QueryParameterError(f"{name}: {exc}") from exc
+
+
+def _number(name: str, values: Sequence[str]) -> float:
+    text = _one(name, values)
+    try:
+        return float(text)
+    except ValueError as exc:
+        raise QueryParameterError(f"{name}: '{text}' is not a number") from exc
+
+
+def _place_tree(value: str) -> tuple[Glob, Glob]:
+    # Without location master data, the GLN extension is the hierarchy we know:
+    # `…/414/<gln>/254/<ext>` is a sub-location of `…/414/<gln>`.
+    place = canonical_epc(value)
+    return (place,), (place + "/254/", Wildcard.ANY)
+
+
+def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
+    """Parse SimpleEventQuery parameters (each a list of raw strings) into an EventQuery.
+
+    Raises QueryParameterError for an unknown parameter, one this service does not
+    support yet, or a value of the wrong shape.
+    """
+    query: dict[str, object] = {}
+    epc_matches: list[EpcMatch] = []
+    typed: list[TypedValueMatch] = []
+    quantity: list[tuple[str, float]] = []
+    for name, raw in params.items():
+        values = split_values(raw)
+        if not values:
+            raise QueryParameterError(f"{name} has no value")
+        if name == "eventType":
+            unknown = [v for v in values if v not in EVENT_TYPES]
+            if unknown:
+                raise QueryParameterError(
+                    f"eventType: {unknown[0]!r} is not one of {', '.join(EVENT_TYPES)}"
+                )
+            query["event_types"] = tuple(values)
+        elif name in ("GE_eventTime", "LT_eventTime", "GE_recordTime", "LT_recordTime"):
+            key = name[:2].lower() + "_" + ("event_time" if "event" in name else "record_time")
+            query[key] = _time(name, raw)
+        elif name == "EQ_action":
+            bad = [v for v in values if v not in ("ADD", "OBSERVE", "DELETE")]
+            if bad:
+                raise QueryParameterError(f"EQ_action: {bad[0]!r} is not ADD, OBSERVE or DELETE")
+            query["actions"] = tuple(values)
+        elif name == "EQ_bizStep":
+            query["biz_steps"] = tuple(normalise_cbv("bizStep", v) for v in values)
+        elif name == "EQ_disposition":
+            query["dispositions"] = tuple(normalise_cbv("disposition", v) for v in values)
+        elif name == "EQ_readPoint":
+            query["read_points"] = tuple(canonical_epc(v) for v in values)
+        elif name == "EQ_bizLocation":
+            query["biz_locations"] = tuple(canonical_epc(v) for v in values)
+        elif name == "WD_bizLocation":
+            query["biz_location_trees"] = tuple(g for v in values for g in _place_tree(v))
+        elif name == "EQ_transformationID":
+            query["transformation_ids"] = tuple(values)
+        elif name == "EQ_eventID":
+            query["event_ids"] = tuple(values)
+        elif name in EPC_ROLES:
+            epc_matches.append(
+                EpcMatch("epcs", EPC_ROLES[name], tuple(epc_pattern(v) for v in values))
+            )
+        elif name in CLASS_ROLES:
+            epc_matches.append(
+                EpcMatch("quantities", CLASS_ROLES[name], tuple(epc_pattern(v) for v in values))
+            )
+        elif name.endswith("_quantity") and name[:2] in QUANTITY_OPERATORS:
+            quantity.append((QUANTITY_OPERATORS[name[:2]], _number(name, raw)))
+        elif name.startswith(("EQ_bizTransaction_", "EQ_source_", "EQ_destination_")):
+            prefix, _, type_name = name[3:].partition("_")
+            kind = {"bizTransaction": "biz_transaction"}.get(prefix, prefix)
+            vocabulary = "bizTransactionType" if kind == "biz_transaction" else "sourceDestType"
+            typed.append(
+                TypedValueMatch(
+                    kind,  # type: ignore[arg-type]
+                    normalise_cbv(vocabulary, type_name),
+                    tuple(canonical_epc(v) for v in values),
+                )
+            )
+        elif name == "orderBy":
+            order = _one(name, raw)
+            if order not in ("eventTime", "recordTime"):
+                raise QueryParameterError(
+                    f"orderBy: {order!r} is not supported; use eventTime or recordTime"
+                )
+            query["order_by"] = order
+        elif name == "orderDirection":
+            direction = _one(name, raw)
+            if direction not in ("ASC", "DESC"):
+                raise QueryParameterError(f"orderDirection: {direction!r} is not ASC or DESC")
+            query["descending"] = direction == "DESC"
+        elif name in NOT_SUPPORTED or name.startswith(_NOT_SUPPORTED_FAMILIES):
+            raise QueryParameterError(f"{name} is not currently supported by this repository")
+        else:
+            raise QueryParameterError(f"{name} is not a known EPCIS query parameter")
+    if "descending" in query and "order_by" not in query:
+        query["order_by"] = "recordTime"
+    return EventQuery(
+        epc_matches=tuple(epc_matches),
+        typed_values=tuple(typed),
+        quantity=tuple(quantity),
+        **query,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,136 @@
+"""What an EPCIS event is found by: the terms the query tables index, in canonical form.
+
+EPCs become canonical GS1 Digital Link URIs and CBV values GS1 Web URIs, so an event
+written with URNs is found by a query written with Digital Link or bare words, and back.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.epcis.cbv import normalise_cbv
+from domain.epcis.fields import expand_name, is_extension_field
+from domain.epcis.timestamps import timestamp_micros
+from domain.gs1 import canonical_epc
+
+_EPC_ROLES = (
+    ("epcList", "epc"),
+    ("childEPCs", "child"),
+    ("inputEPCList", "input"),
+    ("outputEPCList", "output"),
+)
+_QUANTITY_ROLES = (
+    ("quantityList", "quantity"),
+    ("childQuantityList", "child"),
+    ("inputQuantityList", "input"),
+    ("outputQuantityList", "output"),
+)
+
+
+@dataclass
+class EventTerms:
+    """The indexed terms of one event."""
+
+    event_type: str
+    event_time: int
+    action: str | None
+    biz_step: str | None
+    disposition: str | None
+    read_point: str | None
+    biz_location: str | None
+    transformation_id: str | None
+    epcs: list[tuple[str, str]] = field(default_factory=list)
+    quantities: list[tuple[str, str, float | None, str | None]] = field(default_factory=list)
+    biz_transactions: list[tuple[str | None, str]] = field(default_factory=list)
+    parties: list[tuple[str, str | None, str]] = field(default_factory=list)
+    fields: list[tuple[str, str, str | None, float | None]] = field(default_factory=list)
+
+
+def _place(value: Any) -> str | None:
+    if isinstance(value, Mapping):
+        place = value.get("id")
+        return canonical_epc(place) if isinstance(place, str) else None
+    return None
+
+
+def _vocabulary(kind: str, value: Any) -> str | None:
+    return normalise_cbv(kind, value) if isinstance(value, str) else None
+
+
+def _scalar(value: Any) -> tuple[str | None, float | None] | None:
+    if isinstance(value, bool):
+        return ("true" if value else "false", None)
+    if isinstance(value, int | float):
+        return (None, float(value))
+    if isinstance(value, str):
+        return (value, None)
+    return None
+
+
+def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTerms:
+    """Extract the indexed terms of a valid EPCIS 2.0 event."""
+    terms = EventTerms(
+        event_type=str(event.get("type")),
+        event_time=timestamp_micros(str(event.get("eventTime"))),
+        action=event.get("action"),
+        biz_step=_vocabulary("bizStep", event.get("bizStep")),
+        disposition=_vocabulary("disposition", event.get("disposition")),
+        read_point=_place(event.get("readPoint")),
+        biz_location=_place(event.get("bizLocation")),
+        transformation_id=event.get("transformationID"),
+    )
+    parent = event.get("parentID")
+    if isinstance(parent, str):
+        terms.epcs.append(("parent", canonical_epc(parent)))
+    for key, role in _EPC_ROLES:
+        for epc in event.get(key) or ():
+            if isinstance(epc, str):
+                terms.epcs.append((role, canonical_epc(epc)))
+    for key, role in _QUANTITY_ROLES:
+        for element in event.get(key) or ():
+            if isinstance(element, Mapping) and isinstance(element.get("epcClass"), str):
+                quantity = element.get("quantity")
+                terms.quantities.append(
+                    (
+                        role,
+                        canonical_epc(element["epcClass"]),
+                        float(quantity) if isinstance(quantity, int | float) else None,
+                        element.get("uom"),
+                    )
+                )
+    for transaction in event.get("bizTransactionList") or ():
+        if isinstance(transaction, Mapping) and isinstance(transaction.get("bizTransaction"), str):
+            terms.biz_transactions.append(
+                (
+                    _vocabulary("bizTransactionType", transaction.get("type")),
+                    canonical_epc(transaction["bizTransaction"]),
+                )
+            )
+    for key, direction in (("sourceList", "source"), ("destinationList", "destination")):
+        for party in event.get(key) or ():
+            if isinstance(party, Mapping) and isinstance(party.get(direction), str):
+                terms.parties.append(
+                    (
+                        direction,
+                        _vocabulary("sourceDestType", party.get("type")),
+                        canonical_epc(party[direction]),
+                    )
+                )
+    for name, value in event.items():
+        if is_extension_field(name):
+            _add_field(terms, "extension", expand_name(name, namespaces), value)
+    ilmd = event.get("ilmd")
+    if isinstance(ilmd, Mapping):
+        for name, value in ilmd.items():
+            _add_field(terms, "ilmd", expand_name(name, namespaces), value)
+    return terms
+
+
+def _add_field(terms: EventTerms, scope: str, name: str, value: Any) -> None:
+    # Only top-level simple values are indexed; nested extension structures stay in the
+    # stored document until the INNER_ query families need them.
+    values = value if isinstance(value, list) else [value]
+    for item in values:
+        scalar = _scalar(item)
+        if scalar is not None:
+            terms.fields.append((scope, name, scalar[0], scalar[1]))

@@ -1,0 +1,244 @@
+"""The read-model database: one connection pool and one SQL dialect seam for both backends.
+
+SQL is written once, with `?` placeholders and `{name}` slots for the few type names
+that differ; the dialect turns it into what SQLite or PostgreSQL expects.
+"""
+
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from infrastructure.database_url import DatabaseUrl
+
+Row = tuple[Any, ...]
+
+
+class Dialect(Protocol):
+    """What differs between SQLite and PostgreSQL in the SQL we write."""
+
+    @property
+    def name(self) -> str:
+        """`sqlite` or `postgresql`."""
+        ...
+
+    @property
+    def types(self) -> dict[str, str]:
+        """Type names for `{slot}` substitution in DDL."""
+        ...
+
+    def render(self, sql: str) -> str:
+        """Turn shared SQL into this dialect's SQL."""
+        ...
+
+
+@dataclass(frozen=True)
+class _SQLite:
+    name: str = "sqlite"
+
+    @property
+    def types(self) -> dict[str, str]:
+        return {"key_text": "TEXT", "bigint": "INTEGER", "real": "REAL"}
+
+    def render(self, sql: str) -> str:
+        return _render_sqlite(sql)
+
+
+@dataclass(frozen=True)
+class _PostgreSQL:
+    name: str = "postgresql"
+
+    @property
+    def types(self) -> dict[str, str]:
+        # Byte-order collation makes prefix ranges on identifiers use the b-tree index.
+        return {"key_text": 'TEXT COLLATE "C"', "bigint": "BIGINT", "real": "DOUBLE PRECISION"}
+
+    def render(self, sql: str) -> str:
+        return _render_postgresql(sql)
+
+
+@lru_cache(maxsize=1024)
+def _render_sqlite(sql: str) -> str:
+    return sql.format(**_SQLite().types) if "{" in sql else sql
+
+
+@lru_cache(maxsize=1024)
+def _render_postgresql(sql: str) -> str:
+    text = sql.format(**_PostgreSQL().types) if "{" in sql else sql
+    return text.replace("%", "%%").replace("?", "%s")
+
+
+SQLITE: Dialect = _SQLite()
+POSTGRESQL: Dialect = _PostgreSQL()
+
+
+class Connection:
+    """A database connection inside one transaction, speaking the shared SQL."""
+
+    def __init__(self, raw: Any, dialect: Dialect) -> None:
+        self._raw = raw
+        self.dialect = dialect
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; return the number of rows it changed."""
+        cursor = self._raw.execute(self.dialect.render(sql), params)
+        return int(cursor.rowcount)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement once per row of parameters."""
+        rows = list(rows)
+        if rows:
+            self._raw.cursor().executemany(self.dialect.render(sql), rows)
+
+    def insert_many(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """Insert many rows at once: COPY on PostgreSQL, a prepared executemany on SQLite."""
+        if not rows:
+            return
+        if self.dialect.name == "postgresql":
+            # COPY moves bulk rows several times faster than even pipelined INSERTs.
+            with self._raw.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        marks = ", ".join("?" * len(columns))
+        self._raw.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """All rows of a query."""
+        return list(self._raw.execute(self.dialect.render(sql), params).fetchall())
+
+    def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """The first row of a query, or None."""
+        row = self._raw.execute(self.dialect.render(sql), params).fetchone()
+        return tuple(row) if row is not None else None
+
+    def fetchval(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first column of the first row, or None."""
+        row = self.fetchone(sql, params)
+        return row[0] if row else None
+
+
+class Database:
+    """A pool of connections to the read-model database; each use is one transaction."""
+
+    def __init__(self, url: DatabaseUrl, pool_size: int = 8) -> None:
+        self.url = url
+        self._closed = False
+        if url.backend == "sqlite":
+            url.ensure_directory()
+            self.dialect: Dialect = SQLITE
+            self._sqlite_pool: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
+            self._sqlite_all: list[sqlite3.Connection] = []
+            self._sqlite_lock = threading.Lock()
+            self._pool_size = pool_size
+            self._pg_pool: ConnectionPool[psycopg.Connection[Any]] | None = None
+        else:
+            self.dialect = POSTGRESQL
+            self._pg_pool = ConnectionPool(
+                conninfo=psycopg.conninfo.make_conninfo(
+                    host=url.host,
+                    port=url.port,
+                    user=url.user,
+                    password=url.password or None,
+                    dbname=url.dbname,
+                    options=f"-c search_path={url.schema}",
+                ),
+                min_size=1,
+                max_size=pool_size,
+                open=True,
+                name="tracepoint-read-models",
+            )
+
+    def _sqlite_connection(self) -> sqlite3.Connection:
+        try:
+            return self._sqlite_pool.get_nowait()
+        except queue.Empty:
+            pass
+        with self._sqlite_lock:
+            if len(self._sqlite_all) < self._pool_size:
+                conn = sqlite3.connect(
+                    self.url.path, timeout=30.0, isolation_level=None, check_same_thread=False
+                )
+                conn.execute("PRAGMA journal_mode=WAL")
+                # WAL plus NORMAL is durable across application crashes; the event store
+                # (FULL sync) is the record, the read models can be rebuilt from it.
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA busy_timeout=30000")
+                self._sqlite_all.append(conn)
+                return conn
+        return self._sqlite_pool.get(timeout=60)
+
+    @contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[Connection]:
+        """One transaction: committed when the block ends, rolled back if it raises."""
+        if self._pg_pool is not None:
+            with self._pg_pool.connection() as raw, raw.transaction():
+                yield Connection(raw, self.dialect)
+            return
+        conn = self._sqlite_connection()
+        try:
+            # IMMEDIATE takes the write lock up front, so two writers queue instead of
+            # failing with "database is locked" when the second tries to upgrade.
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield Connection(conn, self.dialect)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            self._sqlite_pool.put(conn)
+
+    def ping(self) -> None:
+        """Raise if the database cannot answer a trivial query."""
+        with self.transaction(write=False) as conn:
+            conn.fetchval("SELECT 1")
+
+    def close(self) -> None:
+        """Close every connection."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._pg_pool is not None:
+            self._pg_pool.close()
+        else:
+            for conn in self._sqlite_all:
+                conn.close()
+            self._sqlite_all.clear()
+
+
+def chunks(values: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    """Split a long parameter list so no statement exceeds the driver's limits."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def glob_condition(dialect: Dialect, column: str, glob: Sequence[Any]) -> tuple[str, str]:
+    """SQL matching `column` against a pattern of literal text and wildcards.
+
+    `glob` holds literal strings and wildcard markers whose `.name` is `ONE_CHAR` or
+    `ANY`. A pattern that is literal text becomes an equality; one that is a literal
+    prefix followed by ANY uses the column's index on both backends (GLOB on SQLite,
+    LIKE under the C collation on PostgreSQL).
+    """
+    if len(glob) == 1 and isinstance(glob[0], str):
+        return f"{column} = ?", glob[0]
+    if dialect.name == "sqlite":
+        # GLOB is case-sensitive (LIKE is not, in SQLite); brackets escape its wildcards.
+        escape = str.maketrans({"*": "[*]", "?": "[?]", "[": "[[]"})
+        marks = {"ONE_CHAR": "?", "ANY": "*"}
+        text = "".join(p.translate(escape) if isinstance(p, str) else marks[p.name] for p in glob)
+        return f"{column} GLOB ?", text
+    escape = str.maketrans({"%": "\\%", "_": "\\_", "\\": "\\\\"})
+    marks = {"ONE_CHAR": "_", "ANY": "%"}
+    text = "".join(p.translate(escape) if isinstance(p, str) else marks[p.name] for p in glob)
+    return f"{column} LIKE ? ESCAPE '\\'", text

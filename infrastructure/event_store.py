@@ -1,0 +1,130 @@
+"""The event store: the eventsourcing library's recorder on SQLite or PostgreSQL.
+
+Every aggregate of the service lives in one application, so one notification log orders
+all writes; its positions are what projections and cursors follow.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from eventsourcing.application import Application
+from eventsourcing.domain import DomainEventProtocol
+from eventsourcing.persistence import IntegrityError, Notification
+
+from domain.aggregate import Aggregate
+from infrastructure.database import chunks
+from infrastructure.database_url import DatabaseUrl
+
+__all__ = ["DuplicateAggregate", "EventStore", "LoggedEvent"]
+
+
+class DuplicateAggregate(Exception):
+    """A save tried to create an aggregate whose identity is already stored."""
+
+
+class _TracepointApplication(Application[str]):
+    """The eventsourcing application that owns the event store tables."""
+
+    name = "Tracepoint"
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedEvent:
+    """A domain event with its position in the notification log."""
+
+    position: int
+    event: DomainEventProtocol[str]
+
+
+def _environment(url: DatabaseUrl) -> dict[str, str]:
+    env = {"ORIGINATOR_ID_TYPE": "text", "CREATE_TABLE": "y"}
+    if url.backend == "sqlite":
+        env |= {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": url.path}
+        env["SQLITE_LOCK_TIMEOUT"] = "30"
+    else:
+        env |= {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": url.dbname,
+            "POSTGRES_HOST": url.host,
+            "POSTGRES_PORT": str(url.port),
+            "POSTGRES_USER": url.user,
+            "POSTGRES_PASSWORD": url.password,
+            "POSTGRES_SCHEMA": url.schema,
+            # Captures wait their turn for the table lock rather than fail at once.
+            "POSTGRES_LOCK_TIMEOUT": "30",
+            # A 10,000-event capture keeps its transaction open longer than the default 5 s.
+            "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT": "60",
+            "POSTGRES_POOL_SIZE": "4",
+            "POSTGRES_MAX_OVERFLOW": "8",
+        }
+    return env
+
+
+class EventStore:
+    """Appends aggregates' new events atomically and reads the log back in order."""
+
+    def __init__(self, url: DatabaseUrl) -> None:
+        url.ensure_directory()
+        self._app = _TracepointApplication(env=_environment(url))
+        self._url = url
+
+    def save(self, *aggregates: Aggregate) -> int:
+        """Store the pending events of all aggregates in one transaction.
+
+        Returns the log position of the last event stored (0 when there was nothing).
+        Raises DuplicateAggregate if any new aggregate's identity is already taken,
+        in which case nothing at all was stored.
+        """
+        try:
+            recordings = self._app.save(*aggregates)
+        except IntegrityError as exc:
+            raise DuplicateAggregate(str(exc)) from exc
+        return max((r.notification.id for r in recordings), default=0)
+
+    def get(self, aggregate_id: str) -> Any:
+        """Rebuild one aggregate from its events (raises KeyError when it does not exist)."""
+        from eventsourcing.application import AggregateNotFoundError
+
+        try:
+            return self._app.repository.get(aggregate_id)
+        except AggregateNotFoundError as exc:
+            raise KeyError(aggregate_id) from exc
+
+    def existing_ids(self, aggregate_ids: Sequence[str]) -> set[str]:
+        """Which of these aggregate identities are already stored."""
+        found: set[str] = set()
+        recorder: Any = self._app.recorder
+        if self._url.backend == "sqlite":
+            table, placeholder = recorder.events_table_name, "?"
+        else:
+            table = f'"{recorder.datastore.schema}"."{recorder.events_table_name}"'
+            placeholder = "%s"
+        for part in chunks(list(dict.fromkeys(aggregate_ids)), 500):
+            sql = (
+                f"SELECT DISTINCT originator_id FROM {table} "
+                f"WHERE originator_id IN ({', '.join([placeholder] * len(part))})"
+            )
+            with recorder.datastore.transaction(commit=False) as cursor:
+                cursor.execute(sql, list(part))
+                for row in cursor.fetchall():
+                    found.add(row["originator_id"] if isinstance(row, dict) else row[0])
+        return found
+
+    def max_position(self) -> int:
+        """The position of the newest event in the log (0 when empty)."""
+        return int(self._app.recorder.max_notification_id() or 0)
+
+    def read(
+        self, after: int, limit: int, stop: int | None = None, topics: Sequence[str] = ()
+    ) -> list[LoggedEvent]:
+        """Up to `limit` events after position `after` (and at most `stop`), in log order."""
+        notifications: Sequence[Notification] = self._app.recorder.select_notifications(
+            start=after, limit=limit, stop=stop, topics=topics, inclusive_of_start=False
+        )
+        to_event = self._app.mapper.to_domain_event
+        return [LoggedEvent(n.id, to_event(n)) for n in notifications]
+
+    def close(self) -> None:
+        """Release the store's connections."""
+        self._app.close()

@@ -1,0 +1,151 @@
+"""Answers EPCIS event queries from the query tables, one keyset page at a time."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from domain.epcis.event_query import EventQuery
+from infrastructure.database import Database, Dialect, glob_condition
+
+_ORDER_COLUMN = {
+    "position": "e.position",
+    "eventTime": "e.event_time",
+    "recordTime": "e.record_time",
+}
+_TYPED_TABLE = {
+    "biz_transaction": ("epcis_event_biz_transactions", None),
+    "source": ("epcis_event_parties", "source"),
+    "destination": ("epcis_event_parties", "destination"),
+}
+
+
+@dataclass(frozen=True)
+class PageRow:
+    """One event of a page: its stored JSON and the keys that place it in the order."""
+
+    position: int
+    sort_key: int
+    document: str
+    namespaces: str | None
+
+
+def _in(column: str, values: tuple[Any, ...], params: list[Any]) -> str:
+    params.extend(values)
+    return f"{column} IN ({', '.join('?' * len(values))})"
+
+
+def _any_glob(dialect: Dialect, column: str, globs: tuple[Any, ...], params: list[Any]) -> str:
+    parts = []
+    for glob in globs:
+        sql, param = glob_condition(dialect, column, glob)
+        parts.append(sql)
+        params.append(param)
+    return "(" + " OR ".join(parts) + ")"
+
+
+def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[str]:
+    """The WHERE conditions of a query over `epcis_events e`, appending their parameters."""
+    where: list[str] = []
+    if query.event_types:
+        where.append(_in("e.event_type", query.event_types, params))
+    for column, bound, op in (
+        ("e.event_time", query.ge_event_time, ">="),
+        ("e.event_time", query.lt_event_time, "<"),
+        ("e.record_time", query.ge_record_time, ">="),
+        ("e.record_time", query.lt_record_time, "<"),
+    ):
+        if bound is not None:
+            where.append(f"{column} {op} ?")
+            params.append(bound)
+    for column, values in (
+        ("e.action", query.actions),
+        ("e.biz_step", query.biz_steps),
+        ("e.disposition", query.dispositions),
+        ("e.read_point", query.read_points),
+        ("e.biz_location", query.biz_locations),
+        ("e.transformation_id", query.transformation_ids),
+        ("e.event_id", query.event_ids),
+    ):
+        if values:
+            where.append(_in(column, values, params))
+    if query.biz_location_trees:
+        where.append(_any_glob(dialect, "e.biz_location", query.biz_location_trees, params))
+    if query.quantity:
+        conditions = " AND ".join(f"q.quantity {op} ?" for op, _ in query.quantity)
+        params.extend(value for _, value in query.quantity)
+        where.append(
+            f"e.position IN (SELECT q.position FROM epcis_event_quantities q WHERE {conditions})"
+        )
+    for match in query.epc_matches:
+        table, column = (
+            ("epcis_event_epcs", "x.epc")
+            if match.table == "epcs"
+            else ("epcis_event_quantities", "x.epc_class")
+        )
+        patterns = _any_glob(dialect, column, match.patterns, params)
+        roles = _in("x.role", match.roles, params)
+        where.append(
+            f"e.position IN (SELECT x.position FROM {table} x WHERE {patterns} AND {roles})"
+        )
+    for typed in query.typed_values:
+        table, direction = _TYPED_TABLE[typed.kind]
+        typed_conditions = [_in("t.value", typed.values, params), "t.type = ?"]
+        params.append(typed.type)
+        if direction is not None:
+            typed_conditions.append("t.direction = ?")
+            params.append(direction)
+        where.append(
+            f"e.position IN (SELECT t.position FROM {table} t"
+            f" WHERE {' AND '.join(typed_conditions)})"
+        )
+    return where
+
+
+class EpcisEventReader:
+    """Reads pages of matching events in a stable order, resuming after a keyset cursor."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def page(
+        self,
+        query: EventQuery,
+        *,
+        limit: int,
+        snapshot: int,
+        after: tuple[int, int] | None = None,
+    ) -> list[PageRow]:
+        """Up to `limit` events at log positions ≤ `snapshot`, after `(sort_key, position)`.
+
+        Reading below a fixed snapshot makes paging a consistent view: events captured
+        while a client pages do not shift pages, so nothing is skipped or repeated.
+        """
+        params: list[Any] = [snapshot]
+        where = ["e.position <= ?", *build_where(self._db.dialect, query, params)]
+        column = _ORDER_COLUMN[query.order_by]
+        direction = "DESC" if query.descending else "ASC"
+        if after is not None:
+            sort_key, position = after
+            cmp = "<" if query.descending else ">"
+            if query.order_by == "position":
+                where.append(f"e.position {cmp} ?")
+                params.append(position)
+            else:
+                where.append(f"({column} {cmp} ? OR ({column} = ? AND e.position {cmp} ?))")
+                params.extend((sort_key, sort_key, position))
+        order = f"{column} {direction}" + (
+            f", e.position {direction}" if query.order_by != "position" else ""
+        )
+        sql = (
+            f"SELECT e.position, {column}, e.document, e.namespaces FROM epcis_events e"
+            f" WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
+        )
+        params.append(limit)
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(sql, params)
+        return [PageRow(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]
+
+    def snapshot(self) -> int:
+        """The newest log position the query tables hold."""
+        with self._db.transaction(write=False) as conn:
+            value = conn.fetchval("SELECT MAX(position) FROM epcis_events")
+        return int(value or 0)

@@ -1,0 +1,168 @@
+"""The EPCIS query tables: one row per event plus index tables for what queries match on."""
+
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from domain.epcis.captured_event import CapturedEvent, as_captured
+from domain.epcis.index_terms import event_terms
+from domain.epcis.timestamps import timestamp_micros
+from infrastructure.database import Connection
+from infrastructure.event_store import LoggedEvent
+from projections.projection import Projection
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS epcis_events (
+        position {bigint} PRIMARY KEY,
+        event_id {key_text} NOT NULL UNIQUE,
+        event_type TEXT NOT NULL,
+        event_time {bigint} NOT NULL,
+        record_time {bigint} NOT NULL,
+        action TEXT,
+        biz_step {key_text},
+        disposition {key_text},
+        read_point {key_text},
+        biz_location {key_text},
+        transformation_id {key_text},
+        capture_id TEXT NOT NULL,
+        namespaces TEXT,
+        document TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS epcis_events_event_time ON epcis_events (event_time, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_record_time ON epcis_events (record_time, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_type ON epcis_events (event_type, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_biz_step ON epcis_events (biz_step, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_disposition ON epcis_events (disposition, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_read_point ON epcis_events (read_point, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_biz_location ON epcis_events (biz_location, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_transformation"
+    " ON epcis_events (transformation_id, position)",
+    """CREATE TABLE IF NOT EXISTS epcis_event_epcs (
+        position {bigint} NOT NULL,
+        role TEXT NOT NULL,
+        epc {key_text} NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS epcis_event_epcs_epc ON epcis_event_epcs (epc, role, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_event_epcs_position ON epcis_event_epcs (position)",
+    """CREATE TABLE IF NOT EXISTS epcis_event_quantities (
+        position {bigint} NOT NULL,
+        role TEXT NOT NULL,
+        epc_class {key_text} NOT NULL,
+        quantity {real},
+        uom TEXT)""",
+    "CREATE INDEX IF NOT EXISTS epcis_event_quantities_class"
+    " ON epcis_event_quantities (epc_class, role, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_event_quantities_quantity"
+    " ON epcis_event_quantities (quantity, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_event_quantities_position"
+    " ON epcis_event_quantities (position)",
+    """CREATE TABLE IF NOT EXISTS epcis_event_biz_transactions (
+        position {bigint} NOT NULL,
+        type {key_text},
+        value {key_text} NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS epcis_event_biz_transactions_value"
+    " ON epcis_event_biz_transactions (value, position)",
+    """CREATE TABLE IF NOT EXISTS epcis_event_parties (
+        position {bigint} NOT NULL,
+        direction TEXT NOT NULL,
+        type {key_text},
+        value {key_text} NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS epcis_event_parties_value"
+    " ON epcis_event_parties (value, direction, position)",
+    """CREATE TABLE IF NOT EXISTS epcis_event_fields (
+        position {bigint} NOT NULL,
+        scope TEXT NOT NULL,
+        name {key_text} NOT NULL,
+        text_value {key_text},
+        number_value {real})""",
+    "CREATE INDEX IF NOT EXISTS epcis_event_fields_name"
+    " ON epcis_event_fields (name, scope, text_value, position)",
+)
+
+EVENT_COLUMNS = (
+    "position",
+    "event_id",
+    "event_type",
+    "event_time",
+    "record_time",
+    "action",
+    "biz_step",
+    "disposition",
+    "read_point",
+    "biz_location",
+    "transformation_id",
+    "capture_id",
+    "namespaces",
+    "document",
+)
+
+TABLES = (
+    "epcis_event_fields",
+    "epcis_event_parties",
+    "epcis_event_biz_transactions",
+    "epcis_event_quantities",
+    "epcis_event_epcs",
+    "epcis_events",
+)
+
+
+class EpcisEventsProjection(Projection):
+    """Writes each captured EPCIS event and its index terms into the query tables."""
+
+    name = "epcis_events"
+    follows = (CapturedEvent.Captured,)
+    schema = SCHEMA
+    tables = TABLES
+
+    def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
+        """Insert one `epcis_events` row and its index rows per captured event."""
+        events_rows: list[tuple[Any, ...]] = []
+        epcs: list[tuple[Any, ...]] = []
+        quantities: list[tuple[Any, ...]] = []
+        transactions: list[tuple[Any, ...]] = []
+        parties: list[tuple[Any, ...]] = []
+        fields: list[tuple[Any, ...]] = []
+        for logged in events:
+            captured: Any = logged.event
+            position = logged.position
+            namespaces: dict[str, str] = captured.namespaces
+            terms = event_terms(captured.epcis_event, namespaces)
+            document = as_captured(captured.epcis_event, captured.event_id, captured.record_time)
+            events_rows.append(
+                (
+                    position,
+                    captured.event_id,
+                    terms.event_type,
+                    terms.event_time,
+                    timestamp_micros(captured.record_time),
+                    terms.action,
+                    terms.biz_step,
+                    terms.disposition,
+                    terms.read_point,
+                    terms.biz_location,
+                    terms.transformation_id,
+                    captured.capture_id,
+                    orjson.dumps(namespaces).decode() if namespaces else None,
+                    orjson.dumps(document).decode(),
+                )
+            )
+            epcs.extend((position, *row) for row in terms.epcs)
+            quantities.extend((position, *row) for row in terms.quantities)
+            transactions.extend((position, *row) for row in terms.biz_transactions)
+            parties.extend((position, *row) for row in terms.parties)
+            fields.extend((position, *row) for row in terms.fields)
+        conn.insert_many("epcis_events", EVENT_COLUMNS, events_rows)
+        conn.insert_many("epcis_event_epcs", ("position", "role", "epc"), epcs)
+        conn.insert_many(
+            "epcis_event_quantities",
+            ("position", "role", "epc_class", "quantity", "uom"),
+            quantities,
+        )
+        conn.insert_many(
+            "epcis_event_biz_transactions", ("position", "type", "value"), transactions
+        )
+        conn.insert_many("epcis_event_parties", ("position", "direction", "type", "value"), parties)
+        conn.insert_many(
+            "epcis_event_fields",
+            ("position", "scope", "name", "text_value", "number_value"),
+            fields,
+        )

@@ -1,0 +1,125 @@
+"""Small read-model lookups: capture jobs, named queries, users."""
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from infrastructure.database import Database
+
+
+@dataclass(frozen=True)
+class CaptureJobRow:
+    """A capture job as stored in its table."""
+
+    capture_id: str
+    error_behaviour: str
+    created_at: str
+    finished_at: str
+    events_received: int
+    events_stored: int
+    events_already_present: int
+    events_rejected: int
+    errors: list[dict[str, Any]]
+    captured_by: str | None
+
+
+@dataclass(frozen=True)
+class NamedQueryRow:
+    """A named query as stored in its table."""
+
+    name: str
+    query: dict[str, list[str]]
+    user_created: str | None
+    date_created: str
+
+
+@dataclass(frozen=True)
+class UserRow:
+    """What authentication needs to know about a user."""
+
+    id: str
+    email: str
+    admin_access: bool
+    status: str
+
+
+def _job(row: tuple[Any, ...]) -> CaptureJobRow:
+    return CaptureJobRow(
+        capture_id=row[0],
+        error_behaviour=row[1],
+        created_at=row[2],
+        finished_at=row[3],
+        events_received=int(row[4]),
+        events_stored=int(row[5]),
+        events_already_present=int(row[6]),
+        events_rejected=int(row[7]),
+        errors=orjson.loads(row[8]),
+        captured_by=row[9],
+    )
+
+
+class ReadModels:
+    """Lookups in the small read-model tables."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def capture_job(self, capture_id: str) -> CaptureJobRow | None:
+        """One capture job, or None."""
+        with self._db.transaction(write=False) as conn:
+            row = conn.fetchone(
+                "SELECT capture_id, error_behaviour, created_at, finished_at, events_received,"
+                " events_stored, events_already_present, events_rejected, errors, captured_by"
+                " FROM epcis_capture_jobs WHERE capture_id = ?",
+                (capture_id,),
+            )
+        return _job(row) if row is not None else None
+
+    def capture_jobs(self, limit: int, before_position: int | None) -> list[CaptureJobRow]:
+        """The newest capture jobs first."""
+        sql = (
+            "SELECT capture_id, error_behaviour, created_at, finished_at, events_received,"
+            " events_stored, events_already_present, events_rejected, errors, captured_by"
+            " FROM epcis_capture_jobs"
+        )
+        params: list[Any] = []
+        if before_position is not None:
+            sql += " WHERE position < ?"
+            params.append(before_position)
+        sql += " ORDER BY position DESC LIMIT ?"
+        params.append(limit)
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(sql, params)
+        return [_job(row) for row in rows]
+
+    def named_query(self, name: str) -> NamedQueryRow | None:
+        """One named query, or None."""
+        with self._db.transaction(write=False) as conn:
+            row = conn.fetchone(
+                "SELECT name, query, user_created, date_created FROM epcis_queries WHERE name = ?",
+                (name,),
+            )
+        return NamedQueryRow(row[0], orjson.loads(row[1]), row[2], row[3]) if row else None
+
+    def named_queries(self) -> list[NamedQueryRow]:
+        """Every named query, by name."""
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(
+                "SELECT name, query, user_created, date_created FROM epcis_queries ORDER BY name"
+            )
+        return [NamedQueryRow(r[0], orjson.loads(r[1]), r[2], r[3]) for r in rows]
+
+    def user_by_token_hash(self, token_hash: str) -> UserRow | None:
+        """The user whose static token hashes to this value, or None."""
+        with self._db.transaction(write=False) as conn:
+            row = conn.fetchone(
+                "SELECT id, email, admin_access, status FROM users WHERE token_hash = ?",
+                (token_hash,),
+            )
+        return UserRow(row[0], row[1], bool(row[2]), row[3]) if row else None
+
+    def user_count(self) -> int:
+        """How many users exist."""
+        with self._db.transaction(write=False) as conn:
+            return int(conn.fetchval("SELECT COUNT(*) FROM users") or 0)

@@ -1,0 +1,143 @@
+"""Follows the event log and keeps every projection's tables up to date, exactly once."""
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+from infrastructure.database import Connection, Database
+from infrastructure.event_store import EventStore
+from projections.projection import Projection
+
+log = logging.getLogger(__name__)
+
+_POSITIONS_DDL = (
+    "CREATE TABLE IF NOT EXISTS projection_positions ("
+    " name TEXT PRIMARY KEY, position {bigint} NOT NULL)"
+)
+
+
+class ProjectionConflict(Exception):
+    """Another runner moved a projection's position while this one was writing."""
+
+
+class ProjectionRunner:
+    """Reads the log after each projection's position and applies it in batches.
+
+    Each batch's rows and the new position commit in one transaction, guarded by the
+    old position: a second runner (another process) that raced on the same batch fails
+    its transaction instead of writing the rows twice.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        database: Database,
+        projections: Sequence[Projection],
+        batch_size: int = 1000,
+    ) -> None:
+        self._store = store
+        self._db = database
+        self.projections = tuple(projections)
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+        self._reached = 0
+        self._reached_changed = threading.Condition()
+
+    @property
+    def reached(self) -> int:
+        """Every projection has applied the log up to at least this position."""
+        return self._reached
+
+    def create_tables(self) -> None:
+        """Create the positions table and every projection's tables."""
+        with self._db.transaction() as conn:
+            self._create(conn)
+
+    def _create(self, conn: Connection) -> None:
+        conn.execute(_POSITIONS_DDL)
+        for projection in self.projections:
+            projection.create_tables(conn)
+            conn.execute(
+                "INSERT INTO projection_positions (name, position) "
+                "SELECT ?, 0 WHERE NOT EXISTS "
+                "(SELECT 1 FROM projection_positions WHERE name = ?)",
+                (projection.name, projection.name),
+            )
+
+    def position(self, projection: Projection) -> int:
+        """The log position up to which this projection's tables are written."""
+        with self._db.transaction(write=False) as conn:
+            value = conn.fetchval(
+                "SELECT position FROM projection_positions WHERE name = ?", (projection.name,)
+            )
+        return int(value or 0)
+
+    def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
+        """Apply everything in the log up to its current head; return that head.
+
+        `progress`, if given, is called with the number of events applied per batch.
+        """
+        with self._lock:
+            head = self._store.max_position()
+            for projection in self.projections:
+                self._catch_up_one(projection, head, progress)
+            self._advance(head)
+            return head
+
+    def _catch_up_one(
+        self, projection: Projection, head: int, progress: Callable[[int], None] | None
+    ) -> None:
+        position = self.position(projection)
+        while position < head:
+            batch = self._store.read(
+                after=position, limit=self._batch_size, stop=head, topics=projection.topics
+            )
+            if not batch:
+                return
+            new_position = batch[-1].position
+            try:
+                with self._db.transaction() as conn:
+                    # Claim the batch first: a racing runner blocks here, then fails the
+                    # guard, before it has written a single row.
+                    self._move(conn, projection, position, new_position)
+                    projection.apply(conn, batch)
+            except ProjectionConflict:
+                log.info("projection %s was advanced by another runner", projection.name)
+                position = self.position(projection)
+                continue
+            position = new_position
+            if progress is not None:
+                progress(len(batch))
+
+    @staticmethod
+    def _move(conn: Connection, projection: Projection, old: int, new: int) -> None:
+        changed = conn.execute(
+            "UPDATE projection_positions SET position = ? WHERE name = ? AND position = ?",
+            (new, projection.name, old),
+        )
+        if changed != 1:
+            raise ProjectionConflict(projection.name)
+
+    def _advance(self, head: int) -> None:
+        with self._reached_changed:
+            if head > self._reached:
+                self._reached = head
+                self._reached_changed.notify_all()
+
+    def wait_for(self, position: int, timeout: float) -> bool:
+        """Block until every projection has reached `position`; False on timeout."""
+        with self._reached_changed:
+            return self._reached_changed.wait_for(lambda: self._reached >= position, timeout)
+
+    def rebuild(self, progress: Callable[[int], None] | None = None) -> int:
+        """Drop every read model and build it again from position 0."""
+        with self._lock:
+            # One transaction: a reader or another runner sees the old tables or the
+            # new empty ones, never a moment without them.
+            with self._db.transaction() as conn:
+                for projection in self.projections:
+                    projection.drop_tables(conn)
+                conn.execute("DROP TABLE IF EXISTS projection_positions")
+                self._create(conn)
+            self._reached = 0
+        return self.catch_up(progress)

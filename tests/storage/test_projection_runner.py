@@ -1,0 +1,125 @@
+"""The projection runner: exactly once, across crashes, concurrent runners and replays."""
+
+from typing import Any
+
+import pytest
+
+from application.runtime import Tracepoint
+from domain.epcis.captured_event import CapturedEvent
+from infrastructure.settings import Settings
+from projections.epcis_events import EpcisEventsProjection
+from tests.conftest import make_settings
+from tests.epcis_documents import object_event
+
+
+def captured(n: int, capture_id: str = "c1") -> list[CapturedEvent]:
+    return [
+        CapturedEvent(
+            event_id=f"urn:uuid:00000000-0000-4000-8000-{i:012d}",
+            epcis_event=object_event(),
+            namespaces={},
+            record_time="2024-03-01T10:00:00.000Z",
+            capture_id=capture_id,
+        )
+        for i in range(n)
+    ]
+
+
+def count(service: Tracepoint, table: str) -> int:
+    with service.database.transaction(write=False) as conn:
+        return int(conn.fetchval(f"SELECT COUNT(*) FROM {table}"))
+
+
+def positions(service: Tracepoint) -> list[int]:
+    with service.database.transaction(write=False) as conn:
+        return [r[0] for r in conn.fetchall("SELECT position FROM epcis_events ORDER BY position")]
+
+
+@pytest.fixture
+def small_batches(database_url: str) -> Settings:
+    return make_settings(database_url, projection_batch_size=4)
+
+
+def test_catch_up_writes_every_stored_event_once(small_batches: Settings) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(10))
+    service.projections.catch_up()
+    service.projections.catch_up()
+    assert count(service, "epcis_events") == 10
+    assert count(service, "epcis_event_epcs") == 10
+    service.close()
+
+
+def test_a_crash_inside_a_batch_loses_and_doubles_nothing(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(10))
+    original = EpcisEventsProjection.apply
+    calls = {"n": 0}
+
+    def crash_in_second_batch(self: EpcisEventsProjection, conn: Any, events: Any) -> None:
+        calls["n"] += 1
+        original(self, conn, events)  # rows are written ...
+        if calls["n"] == 2:
+            raise RuntimeError("power cut")  # ... and the process dies before commit
+
+    monkeypatch.setattr(EpcisEventsProjection, "apply", crash_in_second_batch)
+    with pytest.raises(RuntimeError):
+        service.projections.catch_up()
+    assert count(service, "epcis_events") == 4
+    service.close()
+
+    monkeypatch.setattr(EpcisEventsProjection, "apply", original)
+    restarted = Tracepoint(small_batches)
+    restarted.projections.catch_up()
+    assert count(restarted, "epcis_events") == 10
+    assert count(restarted, "epcis_event_epcs") == 10
+    assert positions(restarted) == sorted(set(positions(restarted)))
+    restarted.close()
+
+
+def test_events_stored_while_the_projector_was_down_are_projected_on_restart(
+    small_batches: Settings,
+) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(3))
+    service.projections.catch_up()
+    service.store.save(*captured(5)[3:])  # two more, never projected
+    service.close()
+    restarted = Tracepoint(small_batches)
+    restarted.projections.catch_up()
+    assert count(restarted, "epcis_events") == 5
+    restarted.close()
+
+
+def test_two_runners_on_one_database_apply_each_event_once(small_batches: Settings) -> None:
+    first = Tracepoint(small_batches)
+    second = Tracepoint(small_batches)
+    first.store.save(*captured(20))
+    import threading
+
+    threads = [threading.Thread(target=s.projections.catch_up) for s in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert count(first, "epcis_events") == 20
+    assert count(first, "epcis_event_epcs") == 20
+    first.close()
+    second.close()
+
+
+def test_rebuild_drops_and_rebuilds_the_same_rows(small_batches: Settings) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(9))
+    service.projections.catch_up()
+    with service.database.transaction(write=False) as conn:
+        before = conn.fetchall("SELECT * FROM epcis_events ORDER BY position")
+    applied: list[int] = []
+    service.projections.rebuild(applied.append)
+    with service.database.transaction(write=False) as conn:
+        after = conn.fetchall("SELECT * FROM epcis_events ORDER BY position")
+    assert after == before
+    assert sum(applied) >= 9
+    service.close()
