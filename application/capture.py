@@ -18,6 +18,7 @@ from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import DuplicateAggregate, EventStore
 from projections.readers import CaptureJobRow as CaptureJobRow
 from projections.readers import ReadModels
+from projections.runner import ProjectionRunner
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,7 @@ class CaptureService:
         store: EventStore,
         validator: DocumentValidator,
         follower: ReadModelFollower,
+        projections: ProjectionRunner,
         read_models: ReadModels,
         blocking: BlockingRunner,
         *,
@@ -79,6 +81,7 @@ class CaptureService:
         self._store = store
         self._validator = validator
         self._follower = follower
+        self._projections = projections
         self._read_models = read_models
         self._blocking = blocking
         self.max_events = max_events
@@ -225,8 +228,11 @@ class CaptureService:
             errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
             captured_by=captured_by,
         )
-        position = self._store.save(job, *aggregates)
-        return outcome, position
+        saved = self._store.append(job, *aggregates)
+        # Project right here when nothing else was written meanwhile: it spares reading
+        # the events back from the log; otherwise the follower catches up as usual.
+        self._projections.apply_saved(saved)
+        return outcome, saved[-1].position
 
     async def job(self, capture_id: str) -> CaptureJobRow | None:
         """The capture job with this ID, or None."""

@@ -80,6 +80,7 @@ class Tracepoint:
             self.store,
             DocumentValidator(),
             self.follower,
+            self.projections,
             self.read_models,
             self.blocking,
             max_events=settings.capture_max_events,

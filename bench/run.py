@@ -166,11 +166,14 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--capture-events", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument(
+        "--only", choices=["capture", "memory", "query"], help="run one benchmark only"
+    )
     args = parser.parse_args()
     backends = ["postgresql", "sqlite"] if args.backend == "both" else [args.backend]
     for backend in backends:
         print(f"== {backend}", flush=True)
-        for batch in (100, 1000):
+        for batch in (100, 1000) if args.only in (None, "capture") else ():
             with fresh_database(backend) as url:
                 raw = raw_store_rate(url, batch, args.capture_events)
             with fresh_database(backend) as url:
@@ -183,10 +186,12 @@ def main() -> None:
                 f"({two / raw:.0%})",
                 flush=True,
             )
-        with fresh_database(backend) as url:
-            print(
-                f"  peak memory capturing 10,000 events: {capture_memory(url):.0f} MB", flush=True
-            )
+        if args.only in (None, "memory"):
+            with fresh_database(backend) as url:
+                peak = capture_memory(url)
+            print(f"  peak memory capturing 10,000 events: {peak:.0f} MB", flush=True)
+        if args.only not in (None, "query"):
+            continue
         with fresh_database(backend) as url:
             latencies = asyncio.run(query_latencies(url, args.events, args.runs))
         for name, (p50, p95) in latencies.items():

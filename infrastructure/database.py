@@ -150,10 +150,14 @@ class Database:
                     user=url.user,
                     password=url.password or None,
                     dbname=url.dbname,
+                    connect_timeout=5,
                     options=f"-c search_path={url.schema}",
                 ),
                 min_size=1,
                 max_size=pool_size,
+                # A health check or request fails within seconds when the server is gone,
+                # instead of queueing for the default 30 s.
+                timeout=5.0,
                 open=True,
                 name="tracepoint-read-models",
             )

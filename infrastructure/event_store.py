@@ -10,11 +10,12 @@ from typing import Any
 
 from eventsourcing.application import Application
 from eventsourcing.domain import DomainEventProtocol
-from eventsourcing.persistence import IntegrityError, Notification
+from eventsourcing.persistence import IntegrityError, Notification, Transcoder
 
 from domain.aggregate import Aggregate
 from infrastructure.database import chunks
 from infrastructure.database_url import DatabaseUrl
+from infrastructure.orjson_transcoder import OrjsonTranscoder
 
 __all__ = ["DuplicateAggregate", "EventStore", "LoggedEvent"]
 
@@ -27,6 +28,10 @@ class _TracepointApplication(Application[str]):
     """The eventsourcing application that owns the event store tables."""
 
     name = "Tracepoint"
+
+    def construct_transcoder(self) -> Transcoder:
+        """orjson instead of the standard library: same bytes, faster both ways."""
+        return OrjsonTranscoder()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +60,7 @@ def _environment(url: DatabaseUrl) -> dict[str, str]:
             "POSTGRES_LOCK_TIMEOUT": "30",
             # A 10,000-event capture keeps its transaction open longer than the default 5 s.
             "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT": "60",
+            "POSTGRES_CONNECT_TIMEOUT": "5",
             "POSTGRES_POOL_SIZE": "4",
             "POSTGRES_MAX_OVERFLOW": "8",
         }
@@ -76,11 +82,18 @@ class EventStore:
         Raises DuplicateAggregate if any new aggregate's identity is already taken,
         in which case nothing at all was stored.
         """
+        logged = self.append(*aggregates)
+        return logged[-1].position if logged else 0
+
+    def append(self, *aggregates: Aggregate) -> list[LoggedEvent]:
+        """`save`, returning the stored events with their log positions, in log order."""
         try:
             recordings = self._app.save(*aggregates)
         except IntegrityError as exc:
             raise DuplicateAggregate(str(exc)) from exc
-        return max((r.notification.id for r in recordings), default=0)
+        logged = [LoggedEvent(r.notification.id, r.domain_event) for r in recordings]
+        logged.sort(key=lambda e: e.position)
+        return logged
 
     def get(self, aggregate_id: str) -> Any:
         """Rebuild one aggregate from its events (raises KeyError when it does not exist)."""

@@ -120,7 +120,9 @@ class EpcisEventReader:
         while a client pages do not shift pages, so nothing is skipped or repeated.
         """
         params: list[Any] = [snapshot]
-        where = ["e.position <= ?", *build_where(self._db.dialect, query, params)]
+        # The snapshot bound never narrows much; the unary plus keeps planners from
+        # walking the primary key for it instead of using a selective index.
+        where = ["+e.position <= ?", *build_where(self._db.dialect, query, params)]
         column = _ORDER_COLUMN[query.order_by]
         direction = "DESC" if query.descending else "ASC"
         if after is not None:

@@ -35,8 +35,9 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS epcis_events_disposition ON epcis_events (disposition, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_read_point ON epcis_events (read_point, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_biz_location ON epcis_events (biz_location, position)",
+    # Most events have no transformation ID; a partial index costs them nothing.
     "CREATE INDEX IF NOT EXISTS epcis_events_transformation"
-    " ON epcis_events (transformation_id, position)",
+    " ON epcis_events (transformation_id, position) WHERE transformation_id IS NOT NULL",
     """CREATE TABLE IF NOT EXISTS epcis_event_epcs (
         position {bigint} NOT NULL,
         role TEXT NOT NULL,

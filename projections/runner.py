@@ -5,7 +5,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from infrastructure.database import Connection, Database
-from infrastructure.event_store import EventStore
+from infrastructure.event_store import EventStore, LoggedEvent
 from projections.projection import Projection
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,8 @@ class ProjectionRunner:
         self._lock = threading.Lock()
         self._reached = 0
         self._reached_changed = threading.Condition()
+        # Last known position of each projection, for the guard of `apply_saved`.
+        self._positions: dict[str, int] = {}
 
     @property
     def reached(self) -> int:
@@ -70,7 +72,42 @@ class ProjectionRunner:
             value = conn.fetchval(
                 "SELECT position FROM projection_positions WHERE name = ?", (projection.name,)
             )
-        return int(value or 0)
+        position = int(value or 0)
+        self._positions[projection.name] = position
+        return position
+
+    def apply_saved(self, events: Sequence[LoggedEvent]) -> bool:
+        """Project events this process has just saved, without reading them back.
+
+        Only when they directly follow everything already applied, so the result is
+        exactly what reading the log would give; otherwise nothing is done and False
+        returned, and the caller falls back to `catch_up`.
+        """
+        if not events:
+            return True
+        first, last = events[0].position, events[-1].position
+        if last - first + 1 != len(events):
+            return False
+        with self._lock:
+            if self._reached != first - 1:
+                return False
+            for projection in self.projections:
+                batch = [e for e in events if isinstance(e.event, projection.follows)]
+                old = self._positions.get(projection.name)
+                if not batch:
+                    continue
+                if old is None:
+                    return False
+                try:
+                    with self._db.transaction() as conn:
+                        self._move(conn, projection, old, batch[-1].position)
+                        projection.apply(conn, batch)
+                except ProjectionConflict:
+                    self._positions.pop(projection.name, None)
+                    return False
+                self._positions[projection.name] = batch[-1].position
+            self._advance(last)
+            return True
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
         """Apply everything in the log up to its current head; return that head.
@@ -106,6 +143,7 @@ class ProjectionRunner:
                 position = self.position(projection)
                 continue
             position = new_position
+            self._positions[projection.name] = position
             if progress is not None:
                 progress(len(batch))
 
@@ -140,4 +178,5 @@ class ProjectionRunner:
                 conn.execute("DROP TABLE IF EXISTS projection_positions")
                 self._create(conn)
             self._reached = 0
+            self._positions.clear()
         return self.catch_up(progress)

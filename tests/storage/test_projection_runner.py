@@ -123,3 +123,39 @@ def test_rebuild_drops_and_rebuilds_the_same_rows(small_batches: Settings) -> No
     assert after == before
     assert sum(applied) >= 9
     service.close()
+
+
+def test_just_saved_events_are_projected_without_reading_the_log(
+    small_batches: Settings,
+) -> None:
+    service = Tracepoint(small_batches)
+    service.projections.catch_up()
+    saved = service.store.append(*captured(6))
+    assert service.projections.apply_saved(saved) is True
+    assert count(service, "epcis_events") == 6
+    assert service.projections.reached == saved[-1].position
+    service.close()
+
+
+def test_saved_events_that_do_not_follow_what_was_applied_are_left_to_catch_up(
+    small_batches: Settings,
+) -> None:
+    service = Tracepoint(small_batches)
+    service.projections.catch_up()
+    service.store.save(*captured(2))  # written by "another process", not yet projected
+    saved = service.store.append(*captured(5)[2:])
+    assert service.projections.apply_saved(saved) is False
+    assert count(service, "epcis_events") == 0
+    service.projections.catch_up()
+    assert count(service, "epcis_events") == 5
+    service.close()
+
+
+def test_events_already_caught_up_are_not_applied_again(small_batches: Settings) -> None:
+    service = Tracepoint(small_batches)
+    service.projections.catch_up()
+    saved = service.store.append(*captured(3))
+    service.projections.catch_up()
+    assert service.projections.apply_saved(saved) is False
+    assert count(service, "epcis_events") == 3
+    service.close()
