@@ -11,11 +11,13 @@ from typing import Any
 from eventsourcing.application import Application
 from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import IntegrityError, Notification, Transcoder
+from eventsourcing.utils import get_topic
 
 from domain.aggregate import Aggregate
 from infrastructure.database import chunks
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.orjson_transcoder import OrjsonTranscoder
+from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder
 
 __all__ = ["DuplicateAggregate", "EventStore", "LoggedEvent"]
 
@@ -62,6 +64,7 @@ def _environment(url: DatabaseUrl) -> dict[str, str]:
             "POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT": "60",
             "POSTGRES_CONNECT_TIMEOUT": "5",
             "POSTGRES_POOL_SIZE": "4",
+            "APPLICATION_RECORDER_TOPIC": get_topic(UnpipelinedPostgresApplicationRecorder),
             "POSTGRES_MAX_OVERFLOW": "8",
         }
     return env
