@@ -28,7 +28,7 @@ def _error_behaviour(request: web.Request) -> ErrorBehaviour:
         epcis_exception(
             400,
             "ValidationException",
-            f"GS1-Capture-Error-Behaviour '{value}' is not supported; use rollback or proceed",
+            f"GS1-Capture-Error-Behaviour {value!a} is not supported; use rollback or proceed",
             _limits(request),
         )
     )

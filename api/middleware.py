@@ -28,6 +28,11 @@ def platform_error(status: int, code: str, message: str) -> web.Response:
 @web.middleware
 async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Turn routing failures and unexpected errors into each API family's error format."""
+    if "\x00" in request.path:
+        # No identifier contains NUL, and PostgreSQL refuses to compare with one.
+        if _is_epcis(request):
+            return epcis_exception(404, "NoSuchResourceException", "No such resource")
+        return platform_error(404, "ROUTE_NOT_FOUND", "No such resource")
     try:
         return await handler(request)
     except web.HTTPException as exc:

@@ -1,21 +1,26 @@
 """Capture: validate an EPCIS document, name its events, store the new ones atomically."""
 
 import logging
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from application.blocking import BlockingRunner
 from application.read_model_follower import ReadModelFollower
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.event_hash import document_context, document_ignore_fields, event_hash
+from domain.epcis.storable import event_id_violations, nul_violations
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
+from infrastructure.database import Database
 from infrastructure.epcis_schema import DocumentValidator
-from infrastructure.event_store import DuplicateAggregate, EventStore
+from infrastructure.event_store import DuplicateAggregate, EventStore, LoggedEvent
 from projections.readers import CaptureJobRow as CaptureJobRow
 from projections.readers import ReadModels
 from projections.runner import ProjectionRunner
@@ -72,6 +77,7 @@ class CaptureService:
         follower: ReadModelFollower,
         projections: ProjectionRunner,
         read_models: ReadModels,
+        database: Database,
         blocking: BlockingRunner,
         *,
         max_events: int,
@@ -83,6 +89,9 @@ class CaptureService:
         self._follower = follower
         self._projections = projections
         self._read_models = read_models
+        self._database = database
+        self._write_turn = threading.Lock()
+        self._last_record_time = datetime.min.replace(tzinfo=UTC)
         self._blocking = blocking
         self.max_events = max_events
         self._timeout = read_your_writes_timeout
@@ -99,8 +108,14 @@ class CaptureService:
             )
 
     def validate(self, document: Any) -> list[Violation]:
-        """Every violation of the schema and the CBV rules in a document ([] if valid)."""
-        return self._validator.validate_capture(document)
+        """Every violation of the schema, the CBV rules and what storing needs ([] if valid)."""
+        violations = self._validator.validate_capture(document)
+        violations.extend(event_id_violations(document))
+        # Serialising is a fast way to learn whether any text holds a NUL at all; only
+        # then is the document walked for the exact places.
+        if b"\\u0000" in orjson.dumps(document):
+            violations.extend(nul_violations(document))
+        return violations
 
     async def validate_async(self, document: Any) -> list[Violation]:
         """`validate`, off the event loop."""
@@ -171,15 +186,15 @@ class CaptureService:
         prepared = self._prepare(document, error_behaviour)
         capture_id = str(uuid.uuid4())
         created_at = self._clock()
-        for attempt in (1, 2):
-            # A concurrent capture may store one of the same events between our look-up
-            # and our save; the store then refuses the whole batch and we look again.
+        # A concurrent capture may store some of the same events between our look-up and
+        # our save; the store then refuses the whole batch and we look again. Each retry
+        # finds at least one more event stored, so this ends.
+        for _ in range(len(prepared.event_ids) + 2):
             try:
                 return self._save(prepared, capture_id, created_at, error_behaviour, captured_by)
             except DuplicateAggregate:
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
+                continue
+        raise AssertionError("a capture kept colliding with itself")
 
     def _save(
         self,
@@ -192,7 +207,29 @@ class CaptureService:
         stored_ids = self._store.existing_ids(
             [CapturedEvent.create_id(event_id) for event_id in prepared.event_ids]
         )
-        record_time = format_record_time(self._clock())
+        # Record times are stamped and stored in turn, across processes too, so they grow
+        # with the log: a client polling GE_recordTime never misses a capture that
+        # committed after one it has seen.
+        with self._write_turn, self._database.exclusive("tracepoint-capture"):
+            saved, outcome = self._stamp_and_store(
+                prepared, stored_ids, capture_id, created_at, error_behaviour, captured_by
+            )
+        # Project right here when nothing else was written meanwhile: it spares reading
+        # the events back from the log; otherwise the follower catches up as usual.
+        self._projections.apply_saved(saved)
+        return outcome, saved[-1].position
+
+    def _stamp_and_store(
+        self,
+        prepared: _Prepared,
+        stored_ids: set[str],
+        capture_id: str,
+        created_at: datetime,
+        error_behaviour: ErrorBehaviour,
+        captured_by: str | None,
+    ) -> tuple[list[LoggedEvent], CaptureOutcome]:
+        self._last_record_time = max(self._last_record_time, self._clock())
+        record_time = format_record_time(self._last_record_time)
         seen: set[str] = set()
         aggregates: list[CapturedEvent] = []
         for event_id, event in zip(prepared.event_ids, prepared.events, strict=True):
@@ -228,11 +265,7 @@ class CaptureService:
             errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
             captured_by=captured_by,
         )
-        saved = self._store.append(job, *aggregates)
-        # Project right here when nothing else was written meanwhile: it spares reading
-        # the events back from the log; otherwise the follower catches up as usual.
-        self._projections.apply_saved(saved)
-        return outcome, saved[-1].position
+        return self._store.append(job, *aggregates), outcome
 
     async def job(self, capture_id: str) -> CaptureJobRow | None:
         """The capture job with this ID, or None."""

@@ -1,5 +1,6 @@
 """Querying events: parse parameters, read one page below a snapshot, hand out the token."""
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -9,6 +10,8 @@ from application.blocking import BlockingRunner
 from application.page_tokens import PageCursor, PageTokens, fingerprint
 from domain.epcis.event_query import QueryParameterError, parse_event_query
 from projections.epcis_event_reader import EpcisEventReader
+
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,9}")
 
 #: Parameters that shape paging rather than select events.
 PAGING_PARAMETERS = ("perPage", "nextPageToken")
@@ -45,7 +48,7 @@ class EventQueryService:
     def _per_page(self, values: Sequence[str] | None) -> int:
         if not values:
             return self.per_page_default
-        if len(values) != 1 or not values[0].isdigit() or int(values[0]) < 1:
+        if len(values) != 1 or not _WHOLE_NUMBER.fullmatch(values[0]) or int(values[0]) < 1:
             raise QueryParameterError("perPage must be one positive whole number")
         per_page = int(values[0])
         if per_page > self.per_page_max:

@@ -68,12 +68,15 @@ class NamedQueryService:
             parse_event_query(parameters)
         except QueryParameterError as exc:
             raise InvalidRequest(f"query: {exc}") from exc
-        position = await self._blocking.run(self._define, name, parameters, defined_by)
-        await self._follower.wait_for(position, self._timeout)
-        return await self.get(name)
-
-    def _define(self, name: str, parameters: QueryParameters, defined_by: str | None) -> int:
         now = format_record_time(self._clock())
+        position = await self._blocking.run(self._define, name, parameters, defined_by, now)
+        await self._follower.wait_for(position, self._timeout)
+        # Answer from what was stored, not the read model: it may still be catching up.
+        return NamedQueryRow(name, parameters, defined_by, now)
+
+    def _define(
+        self, name: str, parameters: QueryParameters, defined_by: str | None, now: str
+    ) -> int:
         try:
             existing: NamedQuery = self._store.get(NamedQuery.create_id(name))
         except KeyError:

@@ -60,13 +60,16 @@ class Tracepoint:
         self.settings = settings
         url = DatabaseUrl.parse(settings.database_url)
         self.database = Database(url, pool_size=settings.database_pool_size)
-        self.store = EventStore(url)
+        # Processes starting together on one PostgreSQL would race to create the same
+        # tables and types; they take turns instead.
+        with self.database.exclusive("tracepoint-schema"):
+            self.store = EventStore(url)
+            self.projections = build_projection_runner(
+                self.store, self.database, settings.projection_batch_size
+            )
+            self.projections.create_tables()
+            self.instance = InstanceStore(self.database)
         self.blocking = BlockingRunner(workers=settings.database_pool_size)
-        self.projections = build_projection_runner(
-            self.store, self.database, settings.projection_batch_size
-        )
-        self.projections.create_tables()
-        self.instance = InstanceStore(self.database)
         secret = (
             settings.secret.get_secret_value()
             if settings.secret
@@ -82,6 +85,7 @@ class Tracepoint:
             self.follower,
             self.projections,
             self.read_models,
+            self.database,
             self.blocking,
             max_events=settings.capture_max_events,
             read_your_writes_timeout=settings.read_your_writes_timeout,

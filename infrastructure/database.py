@@ -4,9 +4,11 @@ SQL is written once, with `?` placeholders and `{name}` slots for the few type n
 that differ; the dialect turns it into what SQLite or PostgreSQL expects.
 """
 
+import hashlib
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -127,6 +129,31 @@ class Connection:
         return row[0] if row else None
 
 
+def _enable_wal(path: str, seconds: float = 30.0) -> None:
+    """Put a SQLite file in WAL mode once, before anyone else opens it for writing.
+
+    Switching the journal mode ignores the busy timeout, so processes starting together
+    on a new file would fail with "database is locked"; the first to succeed makes the
+    switch permanent and the rest find it done.
+    """
+    if path == ":memory:":
+        return
+    deadline = time.monotonic() + seconds
+    while True:
+        conn = sqlite3.connect(path, timeout=seconds)
+        try:
+            if conn.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal":
+                return
+        except sqlite3.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+        finally:
+            conn.close()
+        if time.monotonic() > deadline:
+            raise sqlite3.OperationalError(f"{path}: could not switch to WAL mode")
+        time.sleep(0.01)
+
+
 class Database:
     """A pool of connections to the read-model database; each use is one transaction."""
 
@@ -135,6 +162,7 @@ class Database:
         self._closed = False
         if url.backend == "sqlite":
             url.ensure_directory()
+            _enable_wal(url.path)
             self.dialect: Dialect = SQLITE
             self._sqlite_pool: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
             self._sqlite_all: list[sqlite3.Connection] = []
@@ -172,7 +200,6 @@ class Database:
                 conn = sqlite3.connect(
                     self.url.path, timeout=30.0, isolation_level=None, check_same_thread=False
                 )
-                conn.execute("PRAGMA journal_mode=WAL")
                 # WAL plus NORMAL is durable across application crashes; the event store
                 # (FULL sync) is the record, the read models can be rebuilt from it.
                 conn.execute("PRAGMA synchronous=NORMAL")
@@ -201,6 +228,25 @@ class Database:
             conn.execute("COMMIT")
         finally:
             self._sqlite_pool.put(conn)
+
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """Hold a lock named `name` across every process using this database.
+
+        PostgreSQL: a session advisory lock on a connection of its own. SQLite: nothing
+        is needed, since its writers already take turns on the file.
+        """
+        if self._pg_pool is None:
+            yield
+            return
+        key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+        with self._pg_pool.connection() as raw:
+            raw.execute("SELECT pg_advisory_lock(%s)", (key,))
+            try:
+                yield
+            finally:
+                raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                raw.commit()
 
     def ping(self) -> None:
         """Raise if the database cannot answer a trivial query."""

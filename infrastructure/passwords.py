@@ -24,4 +24,5 @@ def verify_password(password_hash: str, password: str) -> bool:
 def hash_token(token: str) -> str:
     """A SHA-256 digest of a static token: tokens are long and random, so a fast hash
     suffices and lets a request look its user up by the digest."""
-    return hashlib.sha256(token.encode()).hexdigest()
+    # surrogateescape: a header with undecodable bytes still hashes (and matches nothing).
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()

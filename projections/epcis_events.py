@@ -106,6 +106,19 @@ TABLES = (
 )
 
 
+#: Longest text the index tables hold. PostgreSQL refuses B-tree entries over 2,704
+#: bytes; longer values stay in the stored event but cannot be matched on.
+MAX_INDEXED_LENGTH = 600
+
+
+def _indexable(value: str | None) -> str | None:
+    return value if value is None or len(value) <= MAX_INDEXED_LENGTH else None
+
+
+def _fits(*values: str | None) -> bool:
+    return sum(len(v) for v in values if v is not None) <= MAX_INDEXED_LENGTH
+
+
 class EpcisEventsProjection(Projection):
     """Writes each captured EPCIS event and its index terms into the query tables."""
 
@@ -136,21 +149,21 @@ class EpcisEventsProjection(Projection):
                     terms.event_time,
                     timestamp_micros(captured.record_time),
                     terms.action,
-                    terms.biz_step,
-                    terms.disposition,
-                    terms.read_point,
-                    terms.biz_location,
-                    terms.transformation_id,
+                    _indexable(terms.biz_step),
+                    _indexable(terms.disposition),
+                    _indexable(terms.read_point),
+                    _indexable(terms.biz_location),
+                    _indexable(terms.transformation_id),
                     captured.capture_id,
                     orjson.dumps(namespaces).decode() if namespaces else None,
                     orjson.dumps(document).decode(),
                 )
             )
-            epcs.extend((position, *row) for row in terms.epcs)
-            quantities.extend((position, *row) for row in terms.quantities)
-            transactions.extend((position, *row) for row in terms.biz_transactions)
-            parties.extend((position, *row) for row in terms.parties)
-            fields.extend((position, *row) for row in terms.fields)
+            epcs.extend((position, *row) for row in terms.epcs if _fits(row[1]))
+            quantities.extend((position, *row) for row in terms.quantities if _fits(row[1]))
+            transactions.extend((position, *row) for row in terms.biz_transactions if _fits(*row))
+            parties.extend((position, *row) for row in terms.parties if _fits(*row[1:]))
+            fields.extend((position, *row) for row in terms.fields if _fits(row[1], row[2]))
         conn.insert_many("epcis_events", EVENT_COLUMNS, events_rows)
         conn.insert_many("epcis_event_epcs", ("position", "role", "epc"), epcs)
         conn.insert_many(

@@ -88,36 +88,58 @@ class ProjectionRunner:
         first, last = events[0].position, events[-1].position
         if last - first + 1 != len(events):
             return False
-        with self._lock:
-            if self._reached != first - 1:
+        # Never queue behind another thread's projecting: the follower will catch up.
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            return self._apply_saved(events, first, last)
+        except Exception:
+            # The events are stored; failing to project them here only defers them to
+            # the follower, and must not fail the write that stored them.
+            log.exception("projecting just-saved events failed; the follower will retry")
+            return False
+        finally:
+            self._lock.release()
+
+    def _apply_saved(self, events: Sequence[LoggedEvent], first: int, last: int) -> bool:
+        if self._reached != first - 1:
+            return False
+        for projection in self.projections:
+            batch = [e for e in events if isinstance(e.event, projection.follows)]
+            old = self._positions.get(projection.name)
+            if not batch:
+                continue
+            if old is None:
                 return False
-            for projection in self.projections:
-                batch = [e for e in events if isinstance(e.event, projection.follows)]
-                old = self._positions.get(projection.name)
-                if not batch:
-                    continue
-                if old is None:
-                    return False
-                try:
-                    with self._db.transaction() as conn:
-                        self._move(conn, projection, old, batch[-1].position)
-                        projection.apply(conn, batch)
-                except ProjectionConflict:
-                    self._positions.pop(projection.name, None)
-                    return False
-                self._positions[projection.name] = batch[-1].position
-            self._advance(last)
-            return True
+            try:
+                with self._db.transaction() as conn:
+                    self._move(conn, projection, old, batch[-1].position)
+                    projection.apply(conn, batch)
+            except ProjectionConflict:
+                self._positions.pop(projection.name, None)
+                return False
+            self._positions[projection.name] = batch[-1].position
+        self._advance(last)
+        return True
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
         """Apply everything in the log up to its current head; return that head.
 
         `progress`, if given, is called with the number of events applied per batch.
+        A projection that fails does not hold the others back; its error is raised once
+        they have caught up.
         """
         with self._lock:
             head = self._store.max_position()
+            failure: Exception | None = None
             for projection in self.projections:
-                self._catch_up_one(projection, head, progress)
+                try:
+                    self._catch_up_one(projection, head, progress)
+                except Exception as exc:
+                    log.exception("projection %s failed", projection.name)
+                    failure = failure or exc
+            if failure is not None:
+                raise failure
             self._advance(head)
             return head
 

@@ -4,6 +4,7 @@ Values are canonicalised here, the same way captured events are indexed, so matc
 independent of how the event or the query spelled an EPC or a CBV value.
 """
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -81,6 +82,11 @@ _NOT_SUPPORTED_FAMILIES = (
 )
 
 
+#: Most values one parameter may list: keeps statements within every driver's limits.
+MAX_VALUES = 1000
+QUANTITY_PARAMETERS = {f"{op}_quantity": sql for op, sql in QUANTITY_OPERATORS.items()}
+
+
 class QueryParameterError(ValueError):
     """A query parameter that is unknown, unsupported or has a bad value."""
 
@@ -152,9 +158,12 @@ def _time(name: str, values: Sequence[str]) -> int:
 def _number(name: str, values: Sequence[str]) -> float:
     text = _one(name, values)
     try:
-        return float(text)
+        number = float(text)
     except ValueError as exc:
         raise QueryParameterError(f"{name}: '{text}' is not a number") from exc
+    if not math.isfinite(number):
+        raise QueryParameterError(f"{name}: '{text}' is not a finite number")
+    return number
 
 
 def _place_tree(value: str) -> tuple[Glob, Glob]:
@@ -178,6 +187,10 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
         values = split_values(raw)
         if not values:
             raise QueryParameterError(f"{name} has no value")
+        if len(values) > MAX_VALUES:
+            raise QueryParameterError(f"{name} lists more than {MAX_VALUES} values")
+        if "\x00" in name or any("\x00" in value for value in values):
+            raise QueryParameterError(f"{name!r} contains a NUL character")
         if name == "eventType":
             unknown = [v for v in values if v not in EVENT_TYPES]
             if unknown:
@@ -215,10 +228,12 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
             epc_matches.append(
                 EpcMatch("quantities", CLASS_ROLES[name], tuple(epc_pattern(v) for v in values))
             )
-        elif name.endswith("_quantity") and name[:2] in QUANTITY_OPERATORS:
-            quantity.append((QUANTITY_OPERATORS[name[:2]], _number(name, raw)))
+        elif name in QUANTITY_PARAMETERS:
+            quantity.append((QUANTITY_PARAMETERS[name], _number(name, raw)))
         elif name.startswith(("EQ_bizTransaction_", "EQ_source_", "EQ_destination_")):
             prefix, _, type_name = name[3:].partition("_")
+            if not type_name:
+                raise QueryParameterError(f"{name} names no type after the underscore")
             kind = {"bizTransaction": "biz_transaction"}.get(prefix, prefix)
             vocabulary = "bizTransactionType" if kind == "biz_transaction" else "sourceDestType"
             typed.append(
@@ -244,8 +259,12 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
             raise QueryParameterError(f"{name} is not currently supported by this repository")
         else:
             raise QueryParameterError(f"{name} is not a known EPCIS query parameter")
-    if "descending" in query and "order_by" not in query:
-        query["order_by"] = "recordTime"
+    if "order_by" in query:
+        # The standard: orderDirection defaults to DESC when orderBy is given ...
+        query.setdefault("descending", True)
+    else:
+        # ... and is ignored without orderBy.
+        query.pop("descending", None)
     return EventQuery(
         epc_matches=tuple(epc_matches),
         typed_values=tuple(typed),

@@ -230,6 +230,41 @@ async def test_an_event_time_that_cannot_be_placed_on_the_time_line_is_rejected(
     assert await events(client) == []
 
 
+async def test_text_with_a_nul_character_is_rejected_where_it_stands(client: Client) -> None:
+    response = await capture(client, document(object_event(), object_event(bizStep="a\x00b")))
+    assert response.status == 400
+    assert "epcisBody.eventList.1.bizStep: Text must not contain the NUL" in await response.text()
+    assert await events(client) == []
+
+
+async def test_an_event_id_too_long_to_index_is_rejected(client: Client) -> None:
+    response = await capture(client, document(object_event(eventID="urn:x:" + "a" * 600)))
+    assert response.status == 400
+    assert "epcisBody.eventList.0.eventID" in await response.text()
+
+
+async def test_a_very_long_extension_value_is_stored_and_read_back(client: Client) -> None:
+    context = [
+        "https://ref.gs1.org/standards/epcis/2.0.0/epcis-context.jsonld",
+        {"ex": "https://example.com/epcis/"},
+    ]
+    event = object_event(**{"ex:note": "n" * 9000, "bizStep": "urn:example:" + "s" * 3000})
+    response = await capture(client, document(event, context=context))
+    assert response.status == 201, await response.text()
+    (stored,) = await events(client)
+    assert stored["ex:note"] == "n" * 9000
+    assert len(await events(client, EQ_bizStep="receiving")) == 0
+
+
+async def test_an_undecodable_token_is_401(client: Client) -> None:
+    response = await client.post(
+        "/v2/epcis/capture",
+        data=orjson.dumps(document(object_event())),
+        headers={"Content-Type": "application/json", "Authorization": "Bearer ab\udcffcd"},
+    )
+    assert response.status in (400, 401)
+
+
 async def test_capture_without_a_token_is_401(client: Client) -> None:
     response = await client.post(
         "/v2/epcis/capture",

@@ -53,3 +53,33 @@ async def test_two_service_processes_on_one_database_see_each_others_captures(
             assert len(await events(reader, perPage="100")) == 40
     finally:
         await other.stop()
+
+
+async def test_record_times_never_decrease_along_the_log(client: Client) -> None:
+    await asyncio.gather(
+        *(capture(client, document(*[object_event() for _ in range(5)])) for _ in range(6))
+    )
+    stored = await events(client, perPage="100")  # log order
+    record_times = [e["recordTime"] for e in stored]
+    assert len(record_times) == 30
+    assert record_times == sorted(record_times)
+
+
+async def test_a_capture_that_keeps_losing_races_still_stores_its_events(
+    client: Client, tracepoint: Tracepoint, monkeypatch: Any
+) -> None:
+    shared = [object_event() for _ in range(3)]
+    await capture(client, document(*shared))
+    real = tracepoint.store.existing_ids
+    calls = {"n": 0}
+
+    def stale_for_two_looks(ids: Any) -> set[str]:
+        # As if two other captures stored these events just after each look-up.
+        calls["n"] += 1
+        return set() if calls["n"] <= 2 else real(ids)
+
+    monkeypatch.setattr(tracepoint.store, "existing_ids", stale_for_two_looks)
+    response = await capture(client, document(*shared, object_event()))
+    assert response.status == 201
+    assert "1 new event(s); 3 already present" in (await response.json())["message"]
+    assert len(await events(client)) == 4

@@ -174,6 +174,34 @@ async def test_order_by_event_time_ascending_and_descending(stored: Client) -> N
     assert await order("DESC") == ["4", "2", "3", "1"]
 
 
+async def test_order_by_without_a_direction_is_descending(stored: Client) -> None:
+    response = await query(stored, {"orderBy": "eventTime"})
+    body = await response.json()
+    assert ids(body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]) == [
+        "4",
+        "2",
+        "3",
+        "1",
+    ]
+
+
+async def test_order_direction_without_order_by_is_ignored(stored: Client) -> None:
+    response = await query(stored, {"orderDirection": "DESC"})
+    body = await response.json()
+    assert ids(body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]) == [
+        "1",
+        "2",
+        "3",
+        "4",
+    ]
+
+
+async def test_a_nul_character_in_a_path_is_404_not_a_crash(client: Client) -> None:
+    for path in ("/v2/epcis/capture/a%00b", "/v2/epcis/queries/a%00b"):
+        response = await client.get(path, headers=AUTH)
+        assert response.status == 404, path
+
+
 async def test_the_response_is_an_epcis_query_document(stored: Client) -> None:
     response = await query(stored, {"eventType": "ObjectEvent"})
     body = await response.json()
@@ -214,6 +242,15 @@ async def test_every_returned_event_equals_the_captured_one(stored: Client) -> N
         ({"perPage": "100000"}, "perPage"),
         ({"nextPageToken": "forged"}, "nextPageToken"),
         ({"EQ_bizStep": ""}, "EQ_bizStep"),
+        ({"perPage": "²"}, "perPage"),
+        ({"perPage": "9" * 5000}, "perPage"),
+        ({"LT_quantity": "NaN"}, "finite"),
+        ({"GT_quantity": "inf"}, "finite"),
+        ({"GT_INNER_quantity": "5"}, "GT_INNER_quantity"),
+        ({"EQ_ILMD_lot_quantity": "5"}, "not currently supported"),
+        ({"EQ_bizTransaction_": "x"}, "names no type"),
+        ({"EQ_eventID": "a\x00b"}, "NUL"),
+        ({"EQ_eventID": "|".join(str(i) for i in range(1001))}, "more than 1000"),
     ],
 )
 async def test_bad_parameters_get_400_with_a_query_parameter_exception(

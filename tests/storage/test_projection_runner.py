@@ -1,5 +1,6 @@
 """The projection runner: exactly once, across crashes, concurrent runners and replays."""
 
+import threading
 from typing import Any
 
 import pytest
@@ -97,8 +98,6 @@ def test_two_runners_on_one_database_apply_each_event_once(small_batches: Settin
     first = Tracepoint(small_batches)
     second = Tracepoint(small_batches)
     first.store.save(*captured(20))
-    import threading
-
     threads = [threading.Thread(target=s.projections.catch_up) for s in (first, second)]
     for thread in threads:
         thread.start()
@@ -159,3 +158,24 @@ def test_events_already_caught_up_are_not_applied_again(small_batches: Settings)
     assert service.projections.apply_saved(saved) is False
     assert count(service, "epcis_events") == 3
     service.close()
+
+
+def test_processes_starting_together_on_a_fresh_database_all_start(settings: Settings) -> None:
+    started: list[Tracepoint] = []
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            started.append(Tracepoint(settings))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(started) == 3
+    for service in started:
+        service.close()

@@ -1,0 +1,56 @@
+"""Rules a document must meet beyond the standard for the repository to store and index it.
+
+PostgreSQL cannot hold a NUL character in text, and an event ID is a unique key that
+must fit a B-tree index entry; either would otherwise fail after the event was accepted.
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+from domain.epcis.violations import Violation
+
+#: Longest event ID accepted: even in 4-byte characters it fits a B-tree index entry.
+MAX_EVENT_ID_LENGTH = 512
+
+
+def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            yield where, item
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                stack.append((key, where))
+                stack.append((child, f"{where}.{key}" if where else str(key)))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}.{i}") for i, child in enumerate(item))
+
+
+def nul_violations(document: Any) -> list[Violation]:
+    """Every place in a document where text holds a NUL character (a slow, exact walk)."""
+    return sorted(
+        {
+            Violation(where or "(root)", "Text must not contain the NUL character (\\u0000)")
+            for where, text in _strings(document, "")
+            if "\x00" in text
+        },
+        key=lambda v: v.location,
+    )
+
+
+def event_id_violations(document: Any) -> list[Violation]:
+    """Event IDs too long to index."""
+    violations = []
+    body = document.get("epcisBody") if isinstance(document, dict) else None
+    events = body.get("eventList") if isinstance(body, dict) else None
+    for index, event in enumerate(events if isinstance(events, list) else ()):
+        event_id = event.get("eventID") if isinstance(event, dict) else None
+        if isinstance(event_id, str) and len(event_id) > MAX_EVENT_ID_LENGTH:
+            violations.append(
+                Violation(
+                    f"epcisBody.eventList.{index}.eventID",
+                    f"An eventID may be at most {MAX_EVENT_ID_LENGTH} characters long",
+                )
+            )
+    return violations
