@@ -18,11 +18,18 @@ that does not: bare CBV words are expanded where the EPCIS context types them (n
 the same word occurs), a type/value pair hashes type first whatever the JSON key order,
 booleans hash as in XML (`true`), and a time that rounds up to the next second carries.
 Pure and deterministic: no JSON-LD processing, no network.
+
+Two paths compute the string. The tree builds the XML-shaped tree the algorithm is defined
+on and walks it: it takes any event. The direct path writes the standard fields of their
+usual shapes straight from the JSON values and gives every other field to the tree; it is
+several times quicker, and where it answers the answer is the tree's (the tests hold the
+two side by side).
 """
 
 import hashlib
 import math
-from collections.abc import Collection, Mapping
+import re
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -187,16 +194,11 @@ def prehash(
     skipped = frozenset(ignore_fields)
     if skipped:
         skipped |= {_expand_name(name, namespaces) for name in skipped}
-    children = _object_children(event, namespaces, "event", skipped)
-    ordered, remaining = _ordered(children, _EVENT_ORDER)
-    trailing = [child for child in remaining if child[0] not in _NOT_HASHED]
+    fields = _direct_prehash(event, namespaces, skipped)
+    if fields is None:
+        fields = _tree_prehash(event, namespaces, skipped)
     event_type = event.get("type")
-    return (
-        "eventType="
-        + (event_type if isinstance(event_type, str) else "")
-        + ordered
-        + _generic(trailing)
-    )
+    return "eventType=" + (event_type if isinstance(event_type, str) else "") + fields
 
 
 def document_context(document: Mapping[str, Any]) -> dict[str, str]:
@@ -243,6 +245,210 @@ def _expand_name(name: str, namespaces: Mapping[str, str]) -> str:
     if sep and prefix in namespaces:
         return "{" + namespaces[prefix] + "}" + local
     return name
+
+
+def _expand_value(value: str, namespaces: Mapping[str, str]) -> str:
+    """A string value with a declared CURIE prefix expanded (`ex:widget` → `<ex>widget`).
+
+    Hot paths skip the call when the document declares no prefix, as most do.
+    """
+    if ":" in value:
+        prefix, _, rest = value.partition(":")
+        if prefix in namespaces:
+            return namespaces[prefix] + rest
+    return value
+
+
+# --- The direct path: the usual fields of the usual events, rendered from their values. ---
+
+
+def _direct_prehash(
+    event: Mapping[str, Any], namespaces: Mapping[str, str], skipped: Collection[str]
+) -> str | None:
+    """The pre-hash of an event's fields, the usual ones written straight from their values.
+
+    Wherever it answers, the answer is `_tree_prehash`'s, only without building the tree. At
+    the top level of an event with an `eventTime` or `action` the tree takes each field on
+    its own: it goes to its canonical position or among the trailing fields, which are
+    sorted as whole strings. So each field can take its own path: standard fields of the
+    usual shapes (a string, a list of EPC strings, a place with only an `id`, a list of
+    type/value string pairs) are rendered here, any other field goes through the tree.
+
+    None for events the tree treats as a whole: without an anchor it moves namespaced
+    extensions after the standard fields, and with a bare `bizTransaction`, `source` or
+    `destination` field it keeps the trailing fields in JSON order.
+    """
+    if not _is_anchored(event, skipped):
+        return None
+    # One slot per canonical position. A direct field and a field through the tree never
+    # share one: a position belongs to one standard name, and only that key has that name.
+    slots = [""] * len(_EVENT_ORDER)
+    trailing: list[str] = []
+    others: dict[str, Any] = {}
+    for key, value in event.items():
+        direct = _DIRECT.get(key)
+        if direct is not None and key not in skipped:
+            position, render = direct
+            text = render(key, value, namespaces)
+            if text is None:
+                others[key] = value
+            elif position is None:
+                trailing.append(text)
+            else:
+                slots[position] = text
+        elif key in _PAIR_MEMBERS:
+            return None
+        elif key not in _NOT_HASHED:
+            others[key] = value
+    if others:
+        children = _object_children(others, namespaces, "event", skipped)
+        tree_picked, remaining = _picked(children, _EVENT_ORDER)
+        # A field repeated (a list where one value belongs) has its values sorted.
+        tree_picked.sort()
+        for position, text in tree_picked:
+            slots[position] += text
+        trailing += [_rendered(child) for child in remaining if child[0] not in _NOT_HASHED]
+    trailing.sort()
+    return "".join(slots) + "".join(trailing)
+
+
+def _is_anchored(event: Mapping[str, Any], skipped: Collection[str]) -> bool:
+    """Whether the event has an `eventTime` or `action` string, not ignored.
+
+    The tree takes a top-level field whose name holds `eventTime` or `action` as the sign
+    of an event, and only then leaves namespaced extensions among the trailing fields.
+    """
+    for name in ("eventTime", "action"):
+        if isinstance(event.get(name), str) and name not in skipped:
+            return True
+    return False
+
+
+# Each direct path takes a field's name, its JSON value and the prefix map, and gives the
+# field's pre-hash text ("" for none), or None when the value is not of the usual shape.
+_DirectPath = Callable[[str, Any, Mapping[str, str]], str | None]
+
+
+def _direct_time(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
+    """`eventTime`: `name=<UTC milliseconds>`."""
+    if not isinstance(value, str):
+        return None
+    text = (_expand_value(value, namespaces) if namespaces else value).strip()
+    return name + "=" + _utc_milliseconds(text) if text else ""
+
+
+def _direct_text(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
+    """A single-valued field (`action`, `parentID`, …): `name=<canonical value>`."""
+    if not isinstance(value, str):
+        return None
+    text = (_expand_value(value, namespaces) if namespaces else value).strip()
+    return name + "=" + _canonical_value(text) if text else ""
+
+
+def _direct_cbv(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
+    """`bizStep` or `disposition`: a bare CBV word expanded, then as any other value."""
+    if not isinstance(value, str):
+        return None
+    if namespaces:
+        value = _expand_value(value, namespaces)
+    text = normalise_cbv(_EVENT_VOCABULARY[name], value).strip()
+    return name + "=" + _canonical_value(text) if text else ""
+
+
+def _direct_epcs(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
+    """An EPC list of strings (`epcList`, `childEPCs`, …): `name`, then `epc=…` sorted."""
+    items = value if isinstance(value, list) else (value,)
+    members = []
+    for item in items:
+        if not isinstance(item, str):
+            return None
+        text = (_expand_value(item, namespaces) if namespaces else item).strip()
+        if text:
+            members.append("epc=" + _canonical_text(text))
+    members.sort()
+    return name + "".join(members) if members else ""
+
+
+def _direct_place(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
+    """`readPoint` or `bizLocation` holding nothing but an `id` string: `name` + `id=…`."""
+    if not isinstance(value, _OBJECTS) or len(value) != 1:
+        return None
+    place = value.get("id")
+    if not isinstance(place, str):
+        return None
+    text = (_expand_value(place, namespaces) if namespaces else place).strip()
+    return name + "id=" + _canonical_value(text) if text else ""
+
+
+def _direct_pairs(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
+    """A `bizTransactionList`, `sourceList` or `destinationList` of type/value strings.
+
+    `name`, then each member as `type=…` followed by `<member>=…` whatever the JSON key
+    order (either may be missing; an empty one is rendered as its bare name), sorted.
+    """
+    member, kind, keys = _PAIR_SHAPES[name]
+    items = value if isinstance(value, list) else (value,)
+    pairs = []
+    for item in items:
+        if not isinstance(item, _OBJECTS) or not item.keys() <= keys:
+            return None
+        pair = ""
+        if "type" in item:
+            pair_type = item["type"]
+            if not isinstance(pair_type, str):
+                return None
+            pair = _part("type", normalise_cbv(kind, _expand_value(pair_type, namespaces)))
+        if member in item:
+            pair_value = item[member]
+            if not isinstance(pair_value, str):
+                return None
+            pair += _part(member, _expand_value(pair_value, namespaces))
+        pairs.append(pair)
+    pairs.sort()
+    return name + "".join(pairs) if items else ""
+
+
+def _part(name: str, raw: str) -> str:
+    """One field of a nested object as the tree renders it: `name=<value>`, or just `name`."""
+    text = raw.strip()
+    return name + "=" + _canonical_value(text) if text else name
+
+
+_EVENT_VOCABULARY = _VOCABULARY_FIELDS["event"]
+# Pair list → (its member's name, the vocabulary of its type, the keys a member may have).
+_PAIR_SHAPES: dict[str, tuple[str, str, frozenset[str]]] = {
+    name: (name[:-4], _VOCABULARY_FIELDS[scope]["type"], frozenset({"type", name[:-4]}))
+    for name, scope in _NESTED_SCOPES["event"].items()
+    if name in _PAIR_LISTS
+}
+_DIRECT_PATHS: tuple[tuple[_DirectPath, tuple[str, ...]], ...] = (
+    (_direct_time, ("eventTime",)),
+    (
+        _direct_text,
+        ("eventTimeZoneOffset", "certificationInfo", "parentID", "action", "transformationID"),
+    ),
+    (_direct_epcs, ("epcList", "inputEPCList", "childEPCs", "outputEPCList")),
+    (_direct_cbv, tuple(_EVENT_VOCABULARY)),
+    (_direct_place, ("readPoint", "bizLocation")),
+)
+# Field → (its canonical position, or None for the trailing sorted fields; its direct path).
+_DIRECT: dict[str, tuple[int | None, _DirectPath]] = {
+    **{name: (_EVENT_ORDER[name][0], path) for path, names in _DIRECT_PATHS for name in names},
+    **dict.fromkeys(_PAIR_SHAPES, (None, _direct_pairs)),
+}
+
+
+# --- The tree: the general path, for any event. ---
+
+
+def _tree_prehash(
+    event: Mapping[str, Any], namespaces: Mapping[str, str], skipped: Collection[str]
+) -> str:
+    """The pre-hash of an event's fields through the XML-shaped tree."""
+    children = _object_children(event, namespaces, "event", skipped)
+    ordered, remaining = _ordered(children, _EVENT_ORDER)
+    trailing = [child for child in remaining if child[0] not in _NOT_HASHED]
+    return ordered + _generic(trailing)
 
 
 def _object_children(
@@ -293,10 +499,7 @@ def _node(
     scope: str | None,
 ) -> _Node:
     if isinstance(value, str):
-        if ":" in value:
-            prefix, _, rest = value.partition(":")
-            if prefix in namespaces:
-                value = namespaces[prefix] + rest
+        value = _expand_value(value, namespaces)
         return (name, normalise_cbv(kind, value) if kind else value, [])
     if isinstance(value, _OBJECTS):
         text = value.get("#text")
@@ -339,6 +542,15 @@ def _ordered(children: list[_Node], order: _Order) -> tuple[str, list[_Node]]:
             extensions = [child for child in children if _is_nested_extension(child[0])]
             if extensions:
                 children = [child for child in children if not _is_nested_extension(child[0])]
+    picked, remaining = _picked(children, order)
+    # Fields in canonical order; repeated fields (list members) sorted among themselves.
+    picked.sort()
+    ordered = "".join([text for _, text in picked])
+    return (ordered + _generic(extensions) if extensions else ordered), remaining
+
+
+def _picked(children: list[_Node], order: _Order) -> tuple[list[tuple[int, str]], list[_Node]]:
+    """The pre-hash of each child named in `order` with its position, and what is left over."""
     picked: list[tuple[int, str]] = []
     remaining: list[_Node] = []
     for child in children:
@@ -351,10 +563,7 @@ def _ordered(children: list[_Node], order: _Order) -> tuple[str, list[_Node]]:
             picked.append((slot[0], text))
         if rest is not None:
             remaining.append(rest)
-    # Fields in canonical order; repeated fields (list members) sorted among themselves.
-    picked.sort()
-    ordered = "".join([text for _, text in picked])
-    return (ordered + _generic(extensions) if extensions else ordered), remaining
+    return picked, remaining
 
 
 def _is_nested_extension(name: str) -> bool:
@@ -380,24 +589,28 @@ def _ordered_child(
 
 def _generic(children: list[_Node]) -> str:
     """Fields outside the canonical order: `name=value` and nested content, sorted."""
-    values = []
-    is_pair = False
-    for name, raw, inner in children:
-        text = raw.strip()
-        value = name + "=" + _canonical_value(text) if text else name
-        values.append(value + _generic(inner) if inner else value)
-        is_pair = is_pair or name in _PAIR_MEMBERS
+    values = [_rendered(child) for child in children]
     # A type/value pair keeps its order; everything else is sorted.
-    if not is_pair:
+    if not any(child[0] in _PAIR_MEMBERS for child in children):
         values.sort()
     return "".join(values)
 
 
-# Values repeat across events (places, classes, vocabulary): remember their canonical form.
-@lru_cache(maxsize=65536)
-def _canonical_value(text: str) -> str:
+def _rendered(node: _Node) -> str:
+    """One field outside the canonical order: `name=value` or `name`, then its content."""
+    name, raw, inner = node
+    value = _part(name, raw)
+    return value + _generic(inner) if inner else value
+
+
+def _canonical_text(text: str) -> str:
     """A value with CBV URNs as Web URIs, numbers in canonical form, EPCs as Digital Link."""
     return canonical_epc(_number(replace_cbv_urns(text)))
+
+
+# Values repeat across events (places, classes, vocabulary): remember their canonical form.
+# EPCs do not (each object is captured anew), so EPC lists call `_canonical_text` directly.
+_canonical_value = lru_cache(maxsize=65536)(_canonical_text)
 
 
 def _number(text: str) -> str:
@@ -414,12 +627,23 @@ def _number(text: str) -> str:
     return str(int(number)) if number.is_integer() else str(number)
 
 
+# A date-time already in the canonical form: UTC, milliseconds, `Z`. Hours stop at 23:
+# whatever `datetime` makes of 24:00, it is left to `datetime` to make it.
+_CANONICAL_TIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}Z"
+)
+
+
 def _utc_milliseconds(text: str) -> str:
     """An ISO 8601 date-time in UTC at millisecond precision, e.g. `2020-04-01T14:00:00.000Z`.
 
     Microseconds round half to even to milliseconds, as the reference does; a date-time
     without offset is taken as UTC.
     """
+    if _CANONICAL_TIME.fullmatch(text):
+        # Most producers write this form: parsing it would give it back, or fail on an
+        # impossible date (30 February) and so give it back as written all the same.
+        return text
     try:
         moment = datetime.fromisoformat(text)
         micros = moment.microsecond
@@ -427,10 +651,13 @@ def _utc_milliseconds(text: str) -> str:
         if remainder:
             if remainder > 500 or (remainder == 500 and millis % 2 == 1):
                 millis += 1
+            # Rounding up to 1000 ms carries into the second (and so on): let datetime do it.
             moment += timedelta(microseconds=millis * 1000 - micros)
         offset = moment.utcoffset()
         if offset:
             moment -= offset
-        return moment.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
     except (ValueError, OverflowError):
         return text
+    # isoformat() opens with `YYYY-MM-DDTHH:MM:SS` whatever follows, and is much quicker
+    # without `timespec` (and than replace(tzinfo=None)). An offset may carry microseconds.
+    return f"{moment.isoformat()[:19]}.{moment.microsecond // 1000:03d}Z"

@@ -44,6 +44,9 @@ def _text(pattern: str, longest: int) -> Callable[[str], bool]:
     compiled = re.compile(rf"{pattern}+")
 
     def accepts(text: str) -> bool:
+        if text.isascii() and text.isdigit():
+            # Numeric serials are the usual case, and both character sets hold the digits.
+            return len(text) <= longest
         return _units(text) <= longest and compiled.fullmatch(text) is not None
 
     return accepts
@@ -55,36 +58,55 @@ _SERIAL_17 = _text(_CHAR, 17)
 _ANY_CHARS = _text(_CHAR, 30)
 _CPI_REF = _text(_CPI_CHAR, 30)
 
-_TWO = re.compile(rf"{_CP}\.(.*)")
-_THREE = re.compile(rf"{_CP}\.([^.]*)\.(.*)")
 _ITIP = re.compile(rf"{_CP}\.([0-9]+)\.([0-9]{{2}})\.([0-9]{{2}})\.(.+)")
 _CPI = re.compile(rf"{_CP}\.(.+)\.([0-9]{{1,12}})")
-_NUMBER = re.compile(r"[0-9]*")
 
-
-def _split3(body: str) -> tuple[str, str, str] | None:
-    found = _THREE.fullmatch(body)
-    return (found[1], found[2], found[3]) if found else None
+# URN bodies are split with str.partition rather than regular expressions: this runs for
+# every EPC captured. The company prefix holds no dot, so the first dot ends it.
 
 
 def _split2(body: str) -> tuple[str, str] | None:
-    found = _TWO.fullmatch(body)
-    return (found[1], found[2]) if found else None
+    """`CP.rest`: a company prefix of 6 to 12 digits, then anything on one line."""
+    company_prefix, dot, rest = body.partition(".")
+    if not dot or not _digits(company_prefix, 6, 12) or "\n" in rest:
+        return None
+    return company_prefix, rest
+
+
+def _split3(body: str) -> tuple[str, str, str] | None:
+    """`CP.field.rest`: a company prefix, a field without dots, then anything on one line."""
+    company_prefix, _, rest = body.partition(".")
+    field, second_dot, rest = rest.partition(".")
+    if not second_dot or not _digits(company_prefix, 6, 12) or "\n" in rest:
+        return None
+    return company_prefix, field, rest
 
 
 def _digits(text: str, shortest: int, longest: int) -> bool:
-    return shortest <= len(text) <= longest and _NUMBER.fullmatch(text) is not None
+    # ASCII digits only, as `[0-9]` matches: str.isdigit alone accepts other scripts' digits.
+    if not shortest <= len(text) <= longest:
+        return False
+    return not text or (text.isascii() and text.isdigit())
 
 
 def _gtin_with(qualifier: str, longest: int) -> Callable[[str], str | None]:
-    pattern = re.compile(rf"{_CP}\.([0-9]{{1,7}})\.({_CHAR}{{1,{longest}}})")
+    """A converter of `CP.IR.serial` to `01/<GTIN>/<qualifier>/<serial>`.
+
+    The company prefix has 6 to 12 digits and the item reference (indicator digit first)
+    1 to 7, 13 together: with the total checked (by `gtin`), the lower bounds are enough.
+    """
+    accepts = _text(_CHAR, longest)
 
     def convert(body: str) -> str | None:
-        found = pattern.fullmatch(body)
-        key = gtin(found[1], found[2]) if found else None
-        if found is None or key is None:
+        company_prefix, _, rest = body.partition(".")
+        item_reference, dot, serial = rest.partition(".")
+        if not dot or len(company_prefix) < 6 or not accepts(serial):
             return None
-        return f"01/{key}/{qualifier}/{encode_value(found[3])}"
+        digits = company_prefix + item_reference
+        if not (digits.isascii() and digits.isdigit()):
+            return None
+        key = gtin(company_prefix, item_reference)
+        return None if key is None else f"01/{key}/{qualifier}/{encode_value(serial)}"
 
     return convert
 
@@ -228,8 +250,17 @@ def class_key_path(scheme: str, fields: list[str]) -> str | None:
 _CLASS_PATTERNS = ("sgtin", "upui", "grai", "gdti", "sgcn", "cpi", "itip")
 
 
+# The commonest EPC by far, an SGTIN with a numeric serial, recognised in one step. Its
+# converter, `_sgtin`, gives the same answer for these, only slower.
+_NUMERIC_SGTIN = re.compile(r"urn:epc:id:sgtin:([0-9]{6,12})\.([0-9]{1,7})\.([0-9]{1,20})")
+
+
 def urn_key_path(urn: str) -> str | None:
     """The canonical Digital Link key path of an EPC URN, or None when it names no GS1 key."""
+    numeric_sgtin = _NUMERIC_SGTIN.fullmatch(urn)
+    if numeric_sgtin is not None:
+        key = gtin(numeric_sgtin[1], numeric_sgtin[2])
+        return None if key is None else f"01/{key}/21/{numeric_sgtin[3]}"
     if urn.startswith("urn:epc:id:"):
         scheme, sep, body = urn[11:].partition(":")
         convert = _PURE_IDENTITIES.get(scheme) if sep else None
