@@ -186,27 +186,31 @@ class CaptureService:
         prepared = self._prepare(document, error_behaviour)
         capture_id = str(uuid.uuid4())
         created_at = self._clock()
-        # A concurrent capture may store some of the same events between our look-up and
-        # our save; the store then refuses the whole batch and we look again. Each retry
-        # finds at least one more event stored, so this ends.
+        # Most captures bring only new events, so the first try does not look for stored
+        # ones: the store refuses the whole batch if any is there, and we look then. A
+        # concurrent capture may store some of the same events between our look-up and
+        # our save; each retry finds at least one more event stored, so this ends.
+        stored_ids: set[str] = set()
         for _ in range(len(prepared.event_ids) + 2):
             try:
-                return self._save(prepared, capture_id, created_at, error_behaviour, captured_by)
+                return self._save(
+                    prepared, stored_ids, capture_id, created_at, error_behaviour, captured_by
+                )
             except DuplicateAggregate:
-                continue
+                stored_ids = self._store.existing_ids(
+                    [CapturedEvent.create_id(event_id) for event_id in prepared.event_ids]
+                )
         raise AssertionError("a capture kept colliding with itself")
 
     def _save(
         self,
         prepared: _Prepared,
+        stored_ids: set[str],
         capture_id: str,
         created_at: datetime,
         error_behaviour: ErrorBehaviour,
         captured_by: str | None,
     ) -> tuple[CaptureOutcome, int]:
-        stored_ids = self._store.existing_ids(
-            [CapturedEvent.create_id(event_id) for event_id in prepared.event_ids]
-        )
         # Record times are stamped and stored in turn, across processes too, so they grow
         # with the log: a client polling GE_recordTime never misses a capture that
         # committed after one it has seen.
@@ -214,9 +218,10 @@ class CaptureService:
             saved, outcome = self._stamp_and_store(
                 prepared, stored_ids, capture_id, created_at, error_behaviour, captured_by
             )
-        # Project right here when nothing else was written meanwhile: it spares reading
-        # the events back from the log; otherwise the follower catches up as usual.
-        self._projections.apply_saved(saved)
+            # Project right here, in the same turn: the events directly follow what is
+            # projected already, which spares reading them back from the log. Only when
+            # another process wrote meanwhile does the follower catch up instead.
+            self._projections.apply_saved(saved)
         return outcome, saved[-1].position
 
     def _stamp_and_store(
@@ -231,13 +236,13 @@ class CaptureService:
         self._last_record_time = max(self._last_record_time, self._clock())
         record_time = format_record_time(self._last_record_time)
         seen: set[str] = set()
-        aggregates: list[CapturedEvent] = []
+        captured: list[CapturedEvent.Captured] = []
         for event_id, event in zip(prepared.event_ids, prepared.events, strict=True):
             if event_id in seen or CapturedEvent.create_id(event_id) in stored_ids:
                 continue
             seen.add(event_id)
-            aggregates.append(
-                CapturedEvent(
+            captured.append(
+                CapturedEvent.captured(
                     event_id=event_id,
                     epcis_event=event,
                     namespaces=prepared.namespaces,
@@ -248,8 +253,8 @@ class CaptureService:
         outcome = CaptureOutcome(
             capture_id=capture_id,
             events_received=prepared.received,
-            events_stored=len(aggregates),
-            events_already_present=len(prepared.event_ids) - len(aggregates),
+            events_stored=len(captured),
+            events_already_present=len(prepared.event_ids) - len(captured),
             events_rejected=prepared.received - len(prepared.event_ids),
             errors=prepared.rejected,
         )
@@ -265,7 +270,7 @@ class CaptureService:
             errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
             captured_by=captured_by,
         )
-        return self._store.append(job, *aggregates), outcome
+        return self._store.append(job, *captured), outcome
 
     async def job(self, capture_id: str) -> CaptureJobRow | None:
         """The capture job with this ID, or None."""

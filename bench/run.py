@@ -33,7 +33,7 @@ def raw_store_rate(database_url: str, batch: int, total: int) -> float:
     for doc, doc_ids in zip(docs, ids, strict=True):
         service.store.save(
             *[
-                CapturedEvent(
+                CapturedEvent.captured(
                     event_id=i,
                     epcis_event=e,
                     namespaces={},
@@ -82,7 +82,7 @@ def load(service: Tracepoint, count: int, factory: EventFactory) -> list[str]:
     while done < count:
         events = factory.events(min(1000, count - done))
         aggregates = [
-            CapturedEvent(
+            CapturedEvent.captured(
                 event_id=event_hash(e, {}),
                 epcis_event=e,
                 namespaces={},

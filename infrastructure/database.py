@@ -209,10 +209,16 @@ class Database:
         return self._sqlite_pool.get(timeout=60)
 
     @contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Connection]:
-        """One transaction: committed when the block ends, rolled back if it raises."""
+    def transaction(self, *, write: bool = True, durable: bool = True) -> Iterator[Connection]:
+        """One transaction: committed when the block ends, rolled back if it raises.
+
+        `durable=False` is for data that can be rebuilt (read models): the commit does not
+        wait for the disk; a crash may lose the last such commits, never half of one.
+        """
         if self._pg_pool is not None:
             with self._pg_pool.connection() as raw, raw.transaction():
+                if not durable:
+                    raw.execute("SET LOCAL synchronous_commit = off")
                 yield Connection(raw, self.dialect)
             return
         conn = self._sqlite_connection()

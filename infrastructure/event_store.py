@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eventsourcing.application import Application
+from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.domain import DomainEventProtocol
-from eventsourcing.persistence import IntegrityError, Notification, Transcoder
+from eventsourcing.persistence import IntegrityError, Notification, Recording, Transcoder
 from eventsourcing.utils import get_topic
 
-from domain.aggregate import Aggregate
+from domain.aggregate import Aggregate, DomainEvent
 from infrastructure.database import chunks
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.orjson_transcoder import OrjsonTranscoder
@@ -34,6 +34,24 @@ class _TracepointApplication(Application[str]):
     def construct_transcoder(self) -> Transcoder:
         """orjson instead of the standard library: same bytes, faster both ways."""
         return OrjsonTranscoder()
+
+    def record(self, items: Sequence[Aggregate | DomainEvent]) -> list[Recording[str]]:
+        """`save` for our own aggregates and events.
+
+        The library's `save` tells aggregates from events with two runtime protocol checks
+        per object, about a sixth of a large capture's store time; a class check will do.
+        """
+        processing_event: ProcessingEvent[str] = ProcessingEvent()
+        for item in items:
+            if isinstance(item, Aggregate):
+                processing_event.events.extend(item.collect_events())
+                processing_event.aggregates[item.id] = item
+            else:
+                processing_event.events.append(item)
+        recordings = self._record(processing_event)
+        self._take_snapshots(processing_event)
+        self._notify(recordings)
+        return recordings
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,20 +96,20 @@ class EventStore:
         self._app = _TracepointApplication(env=_environment(url))
         self._url = url
 
-    def save(self, *aggregates: Aggregate) -> int:
-        """Store the pending events of all aggregates in one transaction.
+    def save(self, *items: Aggregate | DomainEvent) -> int:
+        """Store the pending events of all aggregates, and the given events, in one transaction.
 
         Returns the log position of the last event stored (0 when there was nothing).
         Raises DuplicateAggregate if any new aggregate's identity is already taken,
         in which case nothing at all was stored.
         """
-        logged = self.append(*aggregates)
+        logged = self.append(*items)
         return logged[-1].position if logged else 0
 
-    def append(self, *aggregates: Aggregate) -> list[LoggedEvent]:
+    def append(self, *items: Aggregate | DomainEvent) -> list[LoggedEvent]:
         """`save`, returning the stored events with their log positions, in log order."""
         try:
-            recordings = self._app.save(*aggregates)
+            recordings = self._app.record(items)
         except IntegrityError as exc:
             raise DuplicateAggregate(str(exc)) from exc
         logged = [LoggedEvent(r.notification.id, r.domain_event) for r in recordings]

@@ -1,10 +1,14 @@
-"""The PostgreSQL event recorder, without psycopg's pipeline mode.
+"""The PostgreSQL event recorder, without psycopg's pipeline mode and with binary inserts.
 
 eventsourcing's recorder sends LOCK TABLE, NOTIFY and the INSERT as one pipeline. With a
 capture of 10,000 events (a parameter of ~14 MB) that pipeline stalled for good: the
 server waited to read the rest of the INSERT, the client waited for results. Sent as
 plain statements in one transaction the same work completes, and keeps the table lock
 that makes commit order equal notification-id order, which cursors rely on.
+
+The library also sends the rows as one array of a composite type, which psycopg can only
+write as escaped text: a third of the time of storing a large capture went into regular
+expressions escaping event state. Four parallel arrays in binary need no escaping.
 """
 
 from collections.abc import Sequence
@@ -13,10 +17,25 @@ from typing import Any
 from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
+from psycopg import Cursor
+from psycopg.rows import DictRow
+from psycopg.sql import SQL, Identifier
 
 
 class UnpipelinedPostgresApplicationRecorder(PostgresApplicationRecorder):
     """Inserts events with the table lock, statement by statement, in one transaction."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._insert_columns_statement = SQL(
+            "INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
+            "SELECT * FROM unnest(%b::{id_type}[], %b::bigint[], %b::text[], %b::bytea[]) "
+            "RETURNING notification_id"
+        ).format(
+            schema=Identifier(self.datastore.schema),
+            table=Identifier(self.events_table_name),
+            id_type=Identifier(self.datastore.originator_id_type),
+        )
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
@@ -33,3 +52,19 @@ class UnpipelinedPostgresApplicationRecorder(PostgresApplicationRecorder):
             self._insert_events(curs, stored_events, **kwargs)
             self._insert_stored_events(curs, stored_events, **kwargs)
             return self._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+
+    def _insert_stored_events(
+        self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **_: Any
+    ) -> None:
+        self._lock_table(curs)
+        self._notify_channel(curs)
+        curs.execute(
+            self._insert_columns_statement,
+            (
+                [e.originator_id for e in stored_events],
+                [e.originator_version for e in stored_events],
+                [e.topic for e in stored_events],
+                [e.state for e in stored_events],
+            ),
+            binary=True,
+        )

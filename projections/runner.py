@@ -15,6 +15,9 @@ _POSITIONS_DDL = (
     " name TEXT PRIMARY KEY, position {bigint} NOT NULL)"
 )
 
+#: Seconds `apply_saved` waits for the runner before leaving the events to the follower.
+APPLY_SAVED_WAIT = 1.0
+
 
 class ProjectionConflict(Exception):
     """Another runner moved a projection's position while this one was writing."""
@@ -88,8 +91,9 @@ class ProjectionRunner:
         first, last = events[0].position, events[-1].position
         if last - first + 1 != len(events):
             return False
-        # Never queue behind another thread's projecting: the follower will catch up.
-        if not self._lock.acquire(blocking=False):
+        # A poll of the follower holds the lock for moments; a rebuild may hold it for
+        # minutes, and then the follower projects these events once it is done.
+        if not self._lock.acquire(timeout=APPLY_SAVED_WAIT):
             return False
         try:
             return self._apply_saved(events, first, last)
@@ -102,22 +106,28 @@ class ProjectionRunner:
             self._lock.release()
 
     def _apply_saved(self, events: Sequence[LoggedEvent], first: int, last: int) -> bool:
+        if self._reached >= last:
+            return True
         if self._reached != first - 1:
             return False
-        for projection in self.projections:
-            batch = [e for e in events if isinstance(e.event, projection.follows)]
-            old = self._positions.get(projection.name)
-            if not batch:
-                continue
-            if old is None:
-                return False
-            try:
-                with self._db.transaction() as conn:
+        batches = [
+            (projection, [e for e in events if isinstance(e.event, projection.follows)])
+            for projection in self.projections
+        ]
+        batches = [(projection, batch) for projection, batch in batches if batch]
+        if any(self._positions.get(projection.name) is None for projection, _ in batches):
+            return False
+        try:
+            # One commit for every projection: a capture's rows land together.
+            with self._db.transaction(durable=False) as conn:
+                for projection, batch in batches:
+                    old = self._positions[projection.name]
                     self._move(conn, projection, old, batch[-1].position)
                     projection.apply(conn, batch)
-            except ProjectionConflict:
-                self._positions.pop(projection.name, None)
-                return False
+        except ProjectionConflict as conflict:
+            self._positions.pop(str(conflict), None)
+            return False
+        for projection, batch in batches:
             self._positions[projection.name] = batch[-1].position
         self._advance(last)
         return True
@@ -151,22 +161,24 @@ class ProjectionRunner:
             batch = self._store.read(
                 after=position, limit=self._batch_size, stop=head, topics=projection.topics
             )
-            if not batch:
-                return
-            new_position = batch[-1].position
+            # A short batch holds everything this projection follows up to the head, so
+            # the position moves to the head: the next poll must not search the same
+            # stretch of log again (for a projection of rare events, the whole log).
+            new_position = batch[-1].position if len(batch) == self._batch_size else head
             try:
-                with self._db.transaction() as conn:
+                with self._db.transaction(durable=False) as conn:
                     # Claim the batch first: a racing runner blocks here, then fails the
                     # guard, before it has written a single row.
                     self._move(conn, projection, position, new_position)
-                    projection.apply(conn, batch)
+                    if batch:
+                        projection.apply(conn, batch)
             except ProjectionConflict:
                 log.info("projection %s was advanced by another runner", projection.name)
                 position = self.position(projection)
                 continue
             position = new_position
             self._positions[projection.name] = position
-            if progress is not None:
+            if progress is not None and batch:
                 progress(len(batch))
 
     @staticmethod

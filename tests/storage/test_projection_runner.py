@@ -150,13 +150,47 @@ def test_saved_events_that_do_not_follow_what_was_applied_are_left_to_catch_up(
     service.close()
 
 
-def test_events_already_caught_up_are_not_applied_again(small_batches: Settings) -> None:
+def test_events_already_caught_up_count_as_projected_and_are_not_applied_again(
+    small_batches: Settings,
+) -> None:
     service = Tracepoint(small_batches)
     service.projections.catch_up()
     saved = service.store.append(*captured(3))
     service.projections.catch_up()
-    assert service.projections.apply_saved(saved) is False
+    assert service.projections.apply_saved(saved) is True
     assert count(service, "epcis_events") == 3
+    service.close()
+
+
+def test_just_saved_events_wait_for_a_runner_that_is_busy_for_a_moment(
+    small_batches: Settings,
+) -> None:
+    service = Tracepoint(small_batches)
+    service.projections.catch_up()
+    saved = service.store.append(*captured(3))
+    results: list[bool] = []
+    with service.projections._lock:  # a poll of the follower is running
+        worker = threading.Thread(
+            target=lambda: results.append(service.projections.apply_saved(saved))
+        )
+        worker.start()
+        worker.join(0.2)
+        assert worker.is_alive()
+    worker.join()
+    assert results == [True]
+    assert count(service, "epcis_events") == 3
+    service.close()
+
+
+def test_a_projection_with_nothing_new_moves_its_position_to_the_head(
+    small_batches: Settings,
+) -> None:
+    service = Tracepoint(small_batches)
+    head = service.store.save(*captured(10))
+    service.projections.catch_up()
+    named_queries = next(p for p in service.projections.projections if p.name == "named_queries")
+    # Otherwise every poll would search the whole log again for events it never finds.
+    assert service.projections.position(named_queries) == head
     service.close()
 
 
