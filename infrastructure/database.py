@@ -254,6 +254,20 @@ class Database:
                 raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
                 raw.commit()
 
+    def analyze(self, tables: Sequence[str]) -> None:
+        """Refresh the query planner's statistics of these tables (PostgreSQL).
+
+        Without them PostgreSQL guesses selectivities and may walk a primary key for a
+        page of 30 rows instead of using a selective index: 200 ms instead of 1 ms at a
+        million events. Autovacuum would do this, but it may be switched off. SQLite's
+        planner picks well by its own rules (p95 ≤ 5 ms at a million events); its
+        sampled statistics measured no better, so SQLite is left without.
+        """
+        if self._pg_pool is None:
+            return
+        with self._pg_pool.connection() as raw:
+            raw.execute(f"ANALYZE {', '.join(tables)}")
+
     def ping(self) -> None:
         """Raise if the database cannot answer a trivial query."""
         with self.transaction(write=False) as conn:

@@ -18,6 +18,12 @@ _POSITIONS_DDL = (
 #: Seconds `apply_saved` waits for the runner before leaving the events to the follower.
 APPLY_SAVED_WAIT = 1.0
 
+#: The query tables' statistics are refreshed whenever the log has grown by this fraction
+#: and by at least `ANALYZE_MIN_EVENTS` events since they were last refreshed. Sampling
+#: costs a fraction of a second whatever the size, so small tables are not redone often.
+ANALYZE_GROWTH = 0.2
+ANALYZE_MIN_EVENTS = 50_000
+
 
 class ProjectionConflict(Exception):
     """Another runner moved a projection's position while this one was writing."""
@@ -47,6 +53,8 @@ class ProjectionRunner:
         self._reached_changed = threading.Condition()
         # Last known position of each projection, for the guard of `apply_saved`.
         self._positions: dict[str, int] = {}
+        # Log head when the tables' planner statistics were last refreshed by this runner.
+        self._analyzed_at = 0
 
     @property
     def reached(self) -> int:
@@ -151,7 +159,22 @@ class ProjectionRunner:
             if failure is not None:
                 raise failure
             self._advance(head)
-            return head
+        # Outside the lock: captures go on projecting while the statistics are sampled.
+        self._refresh_statistics(head)
+        return head
+
+    def _refresh_statistics(self, head: int) -> None:
+        if head < max(
+            self._analyzed_at * (1 + ANALYZE_GROWTH), self._analyzed_at + ANALYZE_MIN_EVENTS
+        ):
+            return
+        try:
+            self._db.analyze([table for p in self.projections for table in p.tables])
+        except Exception:
+            # Stale statistics slow queries down; they never make them wrong.
+            log.exception("refreshing the query tables' statistics failed")
+            return
+        self._analyzed_at = head
 
     def _catch_up_one(
         self, projection: Projection, head: int, progress: Callable[[int], None] | None
@@ -213,4 +236,5 @@ class ProjectionRunner:
                 self._create(conn)
             self._reached = 0
             self._positions.clear()
+            self._analyzed_at = 0
         return self.catch_up(progress)
