@@ -34,7 +34,7 @@ unit: $(STAMP)
 
 test: lint typecheck layers unit
 
-# BENCH_ARGS="--events 100000" picks smaller sizes; see bench/README.md.
+# BENCH_ARGS="--events 100000" picks smaller sizes; see docs/performance.md.
 bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 

@@ -14,11 +14,9 @@ import sys
 import time
 from typing import Any
 
-import orjson
-
 from application.runtime import Tracepoint
 from bench.generator import EventFactory
-from bench.harness import fresh_database, serving, settings
+from bench.harness import TOKEN, fresh_database, serving, settings
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.event_hash import event_hash
 
@@ -50,28 +48,30 @@ def raw_store_rate(database_url: str, batch: int, total: int) -> float:
 
 async def capture_rate(database_url: str, batch: int, total: int, clients: int) -> float:
     """Events/s through POST /v2/epcis/capture, including validation, hashing, storing and
-    the wait until the events are queryable."""
+    the wait until the events are queryable.
+
+    The client runs in a process of its own: in the server's process it would take the
+    server's interpreter lock for building and sending requests, as no real client does.
+    """
     service = Tracepoint(settings(database_url))
     await service.start()
-    factory = EventFactory(seed=1000 + batch)
-    bodies = [orjson.dumps(factory.document(factory.events(batch))) for _ in range(total // batch)]
-    async with serving(service) as (base, session):
-
-        async def worker(mine: list[bytes]) -> None:
-            for body in mine:
-                async with session.post(
-                    f"{base}/v2/epcis/capture",
-                    data=body,
-                    headers={"Content-Type": "application/json"},
-                ) as response:
-                    if response.status != 201:
-                        raise RuntimeError(await response.text())
-
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(bodies[i::clients]) for i in range(clients)))
-        elapsed = time.perf_counter() - started
+    async with serving(service) as (base, _session):
+        client = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench.capture_client",
+            base,
+            TOKEN,
+            str(batch),
+            str(total),
+            str(clients),
+            stdout=asyncio.subprocess.PIPE,
+        )
+        output, _ = await client.communicate()
+        if client.returncode != 0:
+            raise RuntimeError(f"capture client failed with exit code {client.returncode}")
     await service.stop()
-    return total / elapsed
+    return float(output.decode().strip().splitlines()[-1])
 
 
 def load(service: Tracepoint, count: int, factory: EventFactory) -> list[str]:
