@@ -118,13 +118,13 @@ class ProjectionRunner:
             return True
         if self._reached != first - 1:
             return False
-        batches = [
-            (projection, [e for e in events if isinstance(e.event, projection.follows)])
-            for projection in self.projections
-        ]
-        batches = [(projection, batch) for projection, batch in batches if batch]
-        if any(self._positions.get(projection.name) is None for projection, _ in batches):
-            return False
+        batches: list[tuple[Projection, list[LoggedEvent]]] = []
+        for projection in self.projections:
+            batch = [e for e in events if isinstance(e.event, projection.follows)]
+            if batch:
+                if projection.name not in self._positions:
+                    return False
+                batches.append((projection, batch))
         try:
             # One commit for every projection: a capture's rows land together.
             with self._db.transaction(durable=False) as conn:
@@ -132,8 +132,9 @@ class ProjectionRunner:
                     old = self._positions[projection.name]
                     self._move(conn, projection, old, batch[-1].position)
                     projection.apply(conn, batch)
-        except ProjectionConflict as conflict:
-            self._positions.pop(str(conflict), None)
+        except ProjectionConflict:
+            # Another runner moved on: what this one knows of positions is stale.
+            self._positions.clear()
             return False
         for projection, batch in batches:
             self._positions[projection.name] = batch[-1].position

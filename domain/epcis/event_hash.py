@@ -248,11 +248,9 @@ def _expand_name(name: str, namespaces: Mapping[str, str]) -> str:
 
 
 def _expand_value(value: str, namespaces: Mapping[str, str]) -> str:
-    """A string value with a declared CURIE prefix expanded (`ex:widget` → `<ex>widget`).
-
-    Hot paths skip the call when the document declares no prefix, as most do.
-    """
-    if ":" in value:
+    """A string value with a declared CURIE prefix expanded (`ex:widget` → `<ex>widget`)."""
+    # Most documents declare no prefix: then there is nothing to look for.
+    if namespaces and ":" in value:
         prefix, _, rest = value.partition(":")
         if prefix in namespaces:
             return namespaces[prefix] + rest
@@ -333,7 +331,7 @@ def _direct_time(name: str, value: Any, namespaces: Mapping[str, str]) -> str | 
     """`eventTime`: `name=<UTC milliseconds>`."""
     if not isinstance(value, str):
         return None
-    text = (_expand_value(value, namespaces) if namespaces else value).strip()
+    text = _expand_value(value, namespaces).strip()
     return name + "=" + _utc_milliseconds(text) if text else ""
 
 
@@ -341,7 +339,7 @@ def _direct_text(name: str, value: Any, namespaces: Mapping[str, str]) -> str | 
     """A single-valued field (`action`, `parentID`, …): `name=<canonical value>`."""
     if not isinstance(value, str):
         return None
-    text = (_expand_value(value, namespaces) if namespaces else value).strip()
+    text = _expand_value(value, namespaces).strip()
     return name + "=" + _canonical_value(text) if text else ""
 
 
@@ -349,9 +347,7 @@ def _direct_cbv(name: str, value: Any, namespaces: Mapping[str, str]) -> str | N
     """`bizStep` or `disposition`: a bare CBV word expanded, then as any other value."""
     if not isinstance(value, str):
         return None
-    if namespaces:
-        value = _expand_value(value, namespaces)
-    text = normalise_cbv(_EVENT_VOCABULARY[name], value).strip()
+    text = normalise_cbv(_EVENT_VOCABULARY[name], _expand_value(value, namespaces)).strip()
     return name + "=" + _canonical_value(text) if text else ""
 
 
@@ -362,7 +358,7 @@ def _direct_epcs(name: str, value: Any, namespaces: Mapping[str, str]) -> str | 
     for item in items:
         if not isinstance(item, str):
             return None
-        text = (_expand_value(item, namespaces) if namespaces else item).strip()
+        text = _expand_value(item, namespaces).strip()
         if text:
             members.append("epc=" + _canonical_text(text))
     members.sort()
@@ -376,7 +372,7 @@ def _direct_place(name: str, value: Any, namespaces: Mapping[str, str]) -> str |
     place = value.get("id")
     if not isinstance(place, str):
         return None
-    text = (_expand_value(place, namespaces) if namespaces else place).strip()
+    text = _expand_value(place, namespaces).strip()
     return name + "id=" + _canonical_value(text) if text else ""
 
 

@@ -250,17 +250,8 @@ def class_key_path(scheme: str, fields: list[str]) -> str | None:
 _CLASS_PATTERNS = ("sgtin", "upui", "grai", "gdti", "sgcn", "cpi", "itip")
 
 
-# The commonest EPC by far, an SGTIN with a numeric serial, recognised in one step. Its
-# converter, `_sgtin`, gives the same answer for these, only slower.
-_NUMERIC_SGTIN = re.compile(r"urn:epc:id:sgtin:([0-9]{6,12})\.([0-9]{1,7})\.([0-9]{1,20})")
-
-
 def urn_key_path(urn: str) -> str | None:
     """The canonical Digital Link key path of an EPC URN, or None when it names no GS1 key."""
-    numeric_sgtin = _NUMERIC_SGTIN.fullmatch(urn)
-    if numeric_sgtin is not None:
-        key = gtin(numeric_sgtin[1], numeric_sgtin[2])
-        return None if key is None else f"01/{key}/21/{numeric_sgtin[3]}"
     if urn.startswith("urn:epc:id:"):
         scheme, sep, body = urn[11:].partition(":")
         convert = _PURE_IDENTITIES.get(scheme) if sep else None
