@@ -4,17 +4,19 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
 from application.blocking import BlockingRunner
+from application.event_analysis import EventAnalyser, Unnamed
 from application.read_model_follower import ReadModelFollower
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
-from domain.epcis.event_hash import document_context, document_ignore_fields, event_hash
+from domain.epcis.event_hash import document_context, document_ignore_fields
+from domain.epcis.index_terms import EventTerms
 from domain.epcis.storable import event_id_violations, nul_violations
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
@@ -62,6 +64,7 @@ class CaptureOutcome:
 class _Prepared:
     event_ids: list[str]
     events: list[dict[str, Any]]
+    terms: list[EventTerms | None]
     namespaces: dict[str, str]
     received: int
     rejected: list[Violation]
@@ -74,6 +77,7 @@ class CaptureService:
         self,
         store: EventStore,
         validator: DocumentValidator,
+        analyser: EventAnalyser,
         follower: ReadModelFollower,
         projections: ProjectionRunner,
         read_models: ReadModels,
@@ -86,6 +90,7 @@ class CaptureService:
     ) -> None:
         self._store = store
         self._validator = validator
+        self._analyser = analyser
         self._follower = follower
         self._projections = projections
         self._read_models = read_models
@@ -149,23 +154,20 @@ class CaptureService:
         invalid = {event_index(v) for v in violations}
         namespaces = document_context(document)
         ignore_fields = document_ignore_fields(document)
-        prepared = _Prepared([], [], namespaces, len(events), list(violations))
-        for index, event in enumerate(events):
-            if index in invalid:
+        prepared = _Prepared([], [], [], namespaces, len(events), list(violations))
+        valid = [index for index in range(len(events)) if index not in invalid]
+        analyses = self._analyser.analyse([events[i] for i in valid], namespaces, ignore_fields)
+        for index, analysis in zip(valid, analyses, strict=True):
+            event = events[index]
+            if isinstance(analysis.name, Unnamed):
+                problem = Violation(
+                    f"epcisBody.eventList.{index}",
+                    f"Cannot compute the event hash: {analysis.name.reason}",
+                )
+                if error_behaviour == "rollback":
+                    raise InvalidDocument([problem])
+                prepared.rejected.append(problem)
                 continue
-            event_id = event.get("eventID")
-            if not isinstance(event_id, str) or not event_id:
-                try:
-                    event_id = event_hash(event, namespaces, ignore_fields=ignore_fields)
-                except (ValueError, TypeError, KeyError) as exc:
-                    problem = Violation(
-                        f"epcisBody.eventList.{index}", f"Cannot compute the event hash: {exc}"
-                    )
-                    if error_behaviour == "rollback":
-                        raise InvalidDocument([problem]) from exc
-                    prepared.rejected.append(problem)
-                    invalid.add(index)
-                    continue
             try:
                 # The projector must be able to index every stored event, so a time the
                 # schema lets through but we cannot place on the time line is refused here.
@@ -176,8 +178,9 @@ class CaptureService:
                     raise InvalidDocument([problem]) from exc
                 prepared.rejected.append(problem)
                 continue
-            prepared.event_ids.append(event_id)
+            prepared.event_ids.append(analysis.name)
             prepared.events.append(event)
+            prepared.terms.append(analysis.terms)
         return prepared
 
     def _capture(
@@ -237,10 +240,15 @@ class CaptureService:
         record_time = format_record_time(self._last_record_time)
         seen: set[str] = set()
         captured: list[CapturedEvent.Captured] = []
-        for event_id, event in zip(prepared.event_ids, prepared.events, strict=True):
-            if event_id in seen or CapturedEvent.create_id(event_id) in stored_ids:
+        terms: dict[str, EventTerms | None] = {}
+        for event_id, event, event_terms in zip(
+            prepared.event_ids, prepared.events, prepared.terms, strict=True
+        ):
+            aggregate_id = CapturedEvent.create_id(event_id)
+            if event_id in seen or aggregate_id in stored_ids:
                 continue
             seen.add(event_id)
+            terms[aggregate_id] = event_terms
             captured.append(
                 CapturedEvent.captured(
                     event_id=event_id,
@@ -270,7 +278,11 @@ class CaptureService:
             errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
             captured_by=captured_by,
         )
-        return self._store.append(job, *captured), outcome
+        saved = [
+            replace(logged, derived=terms.get(logged.event.originator_id))
+            for logged in self._store.append(job, *captured)
+        ]
+        return saved, outcome
 
     async def job(self, capture_id: str) -> CaptureJobRow | None:
         """The capture job with this ID, or None."""

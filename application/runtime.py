@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from application.authentication import AdminBootstrap, Authenticator, BootstrapCredentials
 from application.blocking import BlockingRunner
 from application.capture import CaptureService
+from application.event_analysis import EventAnalyser
 from application.event_queries import EventQueryService
 from application.named_queries import NamedQueryService
 from application.page_tokens import PageTokens
@@ -79,9 +80,11 @@ class Tracepoint:
         self.follower = ReadModelFollower(
             self.projections, self.blocking, settings.projection_poll_interval
         )
+        self.analyser = EventAnalyser(settings.capture_workers)
         self.capture = CaptureService(
             self.store,
             DocumentValidator(),
+            self.analyser,
             self.follower,
             self.projections,
             self.read_models,
@@ -124,6 +127,7 @@ class Tracepoint:
             self.settings.admin_token.get_secret_value() if self.settings.admin_token else None,
         )
         await self.follower.start()
+        self.analyser.start()
 
     async def stop(self) -> None:
         """Stop background work and close every connection."""
@@ -133,6 +137,7 @@ class Tracepoint:
     def close(self) -> None:
         """Close every connection (after `stop`, or when the service was never started)."""
         self.blocking.close()
+        self.analyser.close()
         self.store.close()
         self.database.close()
 

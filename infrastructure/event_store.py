@@ -56,10 +56,15 @@ class _TracepointApplication(Application[str]):
 
 @dataclass(frozen=True, slots=True)
 class LoggedEvent:
-    """A domain event with its position in the notification log."""
+    """A domain event with its position in the notification log.
+
+    `derived` is what the writer already computed from the event for the projections
+    (capture: its index terms), so that they need not compute it again; never stored.
+    """
 
     position: int
     event: DomainEventProtocol[str]
+    derived: object = None
 
 
 def _environment(url: DatabaseUrl) -> dict[str, str]:

@@ -1,5 +1,7 @@
 """Service settings, read from `TRACEPOINT_*` environment variables."""
 
+import os
+
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -26,6 +28,12 @@ class Settings(BaseSettings):
 
     capture_max_events: int = Field(default=10_000, ge=1)
     capture_max_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+    capture_workers: int = Field(
+        default_factory=lambda: min(os.cpu_count() or 1, 4),
+        ge=0,
+        description="Processes that hash the events of large captures; 0 hashes in the "
+        "service process.",
+    )
     query_per_page_default: int = Field(default=30, ge=1)
     query_per_page_max: int = Field(default=1000, ge=1)
     read_your_writes_timeout: float = Field(

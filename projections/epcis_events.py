@@ -6,7 +6,7 @@ from typing import Any
 import orjson
 
 from domain.epcis.captured_event import CapturedEvent, as_captured
-from domain.epcis.index_terms import event_terms
+from domain.epcis.index_terms import EventTerms, event_terms
 from domain.epcis.timestamps import timestamp_micros
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
@@ -139,7 +139,9 @@ class EpcisEventsProjection(Projection):
             captured: Any = logged.event
             position = logged.position
             namespaces: dict[str, str] = captured.namespaces
-            terms = event_terms(captured.epcis_event, namespaces)
+            terms = logged.derived
+            if not isinstance(terms, EventTerms):
+                terms = event_terms(captured.epcis_event, namespaces)
             document = as_captured(captured.epcis_event, captured.event_id, captured.record_time)
             events_rows.append(
                 (

@@ -45,6 +45,11 @@ class EventTerms:
     parties: list[tuple[str, str | None, str]] = field(default_factory=list)
     fields: list[tuple[str, str, str | None, float | None]] = field(default_factory=list)
 
+    def __reduce__(self) -> tuple[type["EventTerms"], tuple[Any, ...]]:
+        # Terms cross process boundaries by the thousand; as plain arguments they pickle
+        # in half the time of a dataclass's state dict.
+        return (EventTerms, tuple(self.__dict__.values()))
+
 
 def _place(value: Any) -> str | None:
     if isinstance(value, Mapping):

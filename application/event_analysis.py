@@ -1,0 +1,178 @@
+"""Analysing captured events, on every core for large captures: their names and index terms.
+
+Naming an event by its CBV 2.0 hash and finding its index terms are the largest share of
+a capture's Python work (tens of µs per event each, mostly canonicalising EPCs, which
+both need) and depend on nothing but the event. So large captures send them to worker
+processes: a single capture uses both cores of a small machine, and the service
+process's interpreter lock stays free for storing and projecting.
+"""
+
+import logging
+import math
+import multiprocessing
+import threading
+from collections.abc import Collection, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import orjson
+
+from domain.epcis.event_hash import event_hash
+from domain.epcis.index_terms import EventTerms, event_terms
+
+log = logging.getLogger(__name__)
+
+#: Fewer events than this are analysed in the service process: sending them to a worker
+#: and back costs more than the work saves.
+PARALLEL_FROM = 64
+
+#: Most events one worker analyses in one go, so a 10,000-event capture is spread evenly
+#: and the results come back in parts of bounded size.
+CHUNK_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class Unnamed:
+    """An event that has no event hash, and why."""
+
+    reason: str
+
+
+class EventAnalysis(NamedTuple):
+    """An event's ID (its own `eventID` or its hash) and its index terms.
+
+    `terms` is None where they cannot be found; capture refuses such an event anyway.
+    """
+
+    name: str | Unnamed
+    terms: EventTerms | None
+
+
+def analyse_events(
+    events: Sequence[Any], namespaces: dict[str, str], ignore_fields: Collection[str]
+) -> list[EventAnalysis]:
+    """The analysis of each event, in order."""
+    return [_analysed(event, namespaces, ignore_fields) for event in events]
+
+
+def _analysed(
+    event: Any, namespaces: dict[str, str], ignore_fields: Collection[str]
+) -> EventAnalysis:
+    name: str | Unnamed = event.get("eventID") or ""
+    if not isinstance(name, str) or not name:
+        try:
+            name = event_hash(event, namespaces, ignore_fields=ignore_fields)
+        except (ValueError, TypeError, KeyError) as exc:
+            return EventAnalysis(Unnamed(str(exc)), None)
+    try:
+        terms = event_terms(event, namespaces)
+    except (ValueError, TypeError, KeyError):
+        return EventAnalysis(name, None)
+    return EventAnalysis(name, terms)
+
+
+def _analyse_encoded(
+    encoded: bytes, namespaces: dict[str, str], ignore_fields: tuple[str, ...]
+) -> list[EventAnalysis]:
+    # Runs in a worker. JSON crosses the process boundary several times faster than a
+    # pickled tree of dicts, and the worker decodes it while the service goes on.
+    return analyse_events(orjson.loads(encoded), namespaces, ignore_fields)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    # Not fork: the service process runs threads and holds database connections, neither
+    # of which survives a fork. A fork server with this module loaded starts workers in
+    # milliseconds; spawn, where there is none, imports everything in each worker.
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
+
+
+class EventAnalyser:
+    """Analyses events in the service process or, from `PARALLEL_FROM` events, in workers.
+
+    The worker processes start with the first large capture and stop with `close`.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self._workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def analyse(
+        self, events: Sequence[Any], namespaces: dict[str, str], ignore_fields: Collection[str]
+    ) -> list[EventAnalysis]:
+        """The analysis of each event, in the order of `events`."""
+        if self._workers < 1 or self._closed or len(events) < PARALLEL_FROM:
+            return analyse_events(events, namespaces, ignore_fields)
+        try:
+            return self._in_workers(events, namespaces, tuple(ignore_fields))
+        except orjson.JSONEncodeError:
+            # Only JSON goes to the workers; a document built in code may hold other values.
+            return analyse_events(events, namespaces, ignore_fields)
+        except (BrokenProcessPool, RuntimeError) as exc:
+            # A worker that died (killed, out of memory) breaks the whole pool; this
+            # capture still gets its names, and the next large one a fresh pool.
+            log.warning("event analysis workers failed (%s); working in the service process", exc)
+            self._discard_pool()
+            return analyse_events(events, namespaces, ignore_fields)
+
+    def _in_workers(
+        self, events: Sequence[Any], namespaces: dict[str, str], ignore_fields: tuple[str, ...]
+    ) -> list[EventAnalysis]:
+        pool = self._started_pool()
+        parts = max(self._workers, math.ceil(len(events) / CHUNK_LIMIT))
+        size = math.ceil(len(events) / parts)
+        futures: list[Future[list[EventAnalysis]]] = [
+            pool.submit(
+                _analyse_encoded, orjson.dumps(events[i : i + size]), namespaces, ignore_fields
+            )
+            for i in range(0, len(events), size)
+        ]
+        analyses: list[EventAnalysis] = []
+        for future in futures:
+            analyses.extend(future.result())
+        return analyses
+
+    def _started_pool(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the event analyser is closed")
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(max_workers=self._workers, mp_context=_context())
+            return self._pool
+
+    def start(self) -> None:
+        """Start the worker processes now, so the first large capture does not wait for them."""
+        if self._workers < 1 or self._closed:
+            return
+        pool = self._started_pool()
+        for _ in range(self._workers):
+            pool.submit(analyse_events, [], {}, ())
+
+    def worker_pids(self) -> list[int]:
+        """The process IDs of the running workers; empty until a large capture or `start`."""
+        with self._lock:
+            pool = self._pool
+        # The executor keeps its processes by pid and offers no public view of them.
+        processes = getattr(pool, "_processes", None) or {}
+        return sorted(processes)
+
+    def _discard_pool(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop the worker processes; later captures are analysed in the service process."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
