@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from application.blocking import BlockingRunner
-from application.event_analysis import EventAnalyser, Unnamed
+from application.event_analysis import EventAnalyser, EventAnalysis, Unnamed
 from application.read_model_follower import ReadModelFollower
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
@@ -64,10 +64,28 @@ class CaptureOutcome:
 class _Prepared:
     event_ids: list[str]
     events: list[dict[str, Any]]
-    terms: list[EventTerms | None]
+    terms: list[EventTerms]
     namespaces: dict[str, str]
     received: int
     rejected: list[Violation]
+
+
+def _storable(
+    index: int, event: dict[str, Any], analysis: EventAnalysis
+) -> tuple[str, EventTerms] | Violation:
+    """A valid event's ID and index terms, or why it still cannot be stored and indexed."""
+    where = f"epcisBody.eventList.{index}"
+    if isinstance(analysis.name, Unnamed):
+        return Violation(where, f"Cannot compute the event hash: {analysis.name.reason}")
+    try:
+        # The projector must be able to index every stored event, so a time the schema
+        # lets through but we cannot place on the time line is refused here.
+        timestamp_micros(event["eventTime"])
+    except (InvalidTimestamp, KeyError, TypeError) as exc:
+        return Violation(f"{where}.eventTime", str(exc))
+    if analysis.terms is None:
+        return Violation(where, f"Cannot index the event: {analysis.problem}")
+    return analysis.name, analysis.terms
 
 
 class CaptureService:
@@ -158,29 +176,15 @@ class CaptureService:
         valid = [index for index in range(len(events)) if index not in invalid]
         analyses = self._analyser.analyse([events[i] for i in valid], namespaces, ignore_fields)
         for index, analysis in zip(valid, analyses, strict=True):
-            event = events[index]
-            if isinstance(analysis.name, Unnamed):
-                problem = Violation(
-                    f"epcisBody.eventList.{index}",
-                    f"Cannot compute the event hash: {analysis.name.reason}",
-                )
+            storable = _storable(index, events[index], analysis)
+            if isinstance(storable, Violation):
                 if error_behaviour == "rollback":
-                    raise InvalidDocument([problem])
-                prepared.rejected.append(problem)
+                    raise InvalidDocument([storable])
+                prepared.rejected.append(storable)
                 continue
-            try:
-                # The projector must be able to index every stored event, so a time the
-                # schema lets through but we cannot place on the time line is refused here.
-                timestamp_micros(event["eventTime"])
-            except (InvalidTimestamp, KeyError, TypeError) as exc:
-                problem = Violation(f"epcisBody.eventList.{index}.eventTime", str(exc))
-                if error_behaviour == "rollback":
-                    raise InvalidDocument([problem]) from exc
-                prepared.rejected.append(problem)
-                continue
-            prepared.event_ids.append(analysis.name)
-            prepared.events.append(event)
-            prepared.terms.append(analysis.terms)
+            prepared.event_ids.append(storable[0])
+            prepared.events.append(events[index])
+            prepared.terms.append(storable[1])
         return prepared
 
     def _capture(
@@ -240,7 +244,7 @@ class CaptureService:
         record_time = format_record_time(self._last_record_time)
         seen: set[str] = set()
         captured: list[CapturedEvent.Captured] = []
-        terms: dict[str, EventTerms | None] = {}
+        terms: dict[str, EventTerms] = {}
         for event_id, event, event_terms in zip(
             prepared.event_ids, prepared.events, prepared.terms, strict=True
         ):

@@ -43,11 +43,12 @@ class Unnamed:
 class EventAnalysis(NamedTuple):
     """An event's ID (its own `eventID` or its hash) and its index terms.
 
-    `terms` is None where they cannot be found; capture refuses such an event anyway.
+    Where the terms cannot be found, `terms` is None and `problem` says why.
     """
 
     name: str | Unnamed
     terms: EventTerms | None
+    problem: str | None = None
 
 
 def analyse_events(
@@ -60,16 +61,18 @@ def analyse_events(
 def _analysed(
     event: Any, namespaces: dict[str, str], ignore_fields: Collection[str]
 ) -> EventAnalysis:
+    # Whatever one event's data makes go wrong is that event's problem, reported to the
+    # client as such; it must not fail the other events' chunk, or the request.
     name: str | Unnamed = event.get("eventID") or ""
     if not isinstance(name, str) or not name:
         try:
             name = event_hash(event, namespaces, ignore_fields=ignore_fields)
-        except (ValueError, TypeError, KeyError) as exc:
-            return EventAnalysis(Unnamed(str(exc)), None)
+        except Exception as exc:
+            return EventAnalysis(Unnamed(str(exc) or type(exc).__name__), None)
     try:
         terms = event_terms(event, namespaces)
-    except (ValueError, TypeError, KeyError):
-        return EventAnalysis(name, None)
+    except Exception as exc:
+        return EventAnalysis(name, None, str(exc) or type(exc).__name__)
     return EventAnalysis(name, terms)
 
 

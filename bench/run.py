@@ -148,15 +148,17 @@ async def query_latencies(
     return results
 
 
-def capture_memory(database_url: str) -> float:
-    """Peak resident memory (MB) of a fresh process capturing one 10,000-event document."""
+def capture_memory(database_url: str) -> tuple[float, float]:
+    """Peak resident memory (MB) of a fresh service capturing one 10,000-event document:
+    its own process, and its event-analysis workers together."""
     output = subprocess.run(
         [sys.executable, "-m", "bench.memory", database_url],
         check=True,
         capture_output=True,
         text=True,
     ).stdout
-    return float(output.strip().splitlines()[-1])
+    service, workers = output.strip().splitlines()[-1].split()
+    return float(service), float(workers)
 
 
 def main() -> None:
@@ -188,8 +190,12 @@ def main() -> None:
             )
         if args.only in (None, "memory"):
             with fresh_database(backend) as url:
-                peak = capture_memory(url)
-            print(f"  peak memory capturing 10,000 events: {peak:.0f} MB", flush=True)
+                peak, workers = capture_memory(url)
+            print(
+                f"  peak memory capturing 10,000 events: {peak:.0f} MB service process, "
+                f"{workers:.0f} MB analysis workers together",
+                flush=True,
+            )
         if args.only not in (None, "query"):
             continue
         with fresh_database(backend) as url:

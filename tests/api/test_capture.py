@@ -6,6 +6,7 @@ import orjson
 from aiohttp.test_utils import TestClient
 
 from application.runtime import Tracepoint
+from domain.epcis.event_hash import event_hash
 from tests.conftest import AUTH
 from tests.epcis_documents import document, object_event
 
@@ -134,6 +135,22 @@ async def test_proceed_stores_the_valid_events_and_reports_the_invalid_ones(
     assert job["success"] is False
     assert job["eventsRejected"] == 1
     assert job["errors"][0]["location"].startswith("epcisBody.eventList.1")
+
+
+async def test_proceed_reports_invalid_events_of_a_large_capture_at_their_own_index(
+    client: Client,
+) -> None:
+    sent = [object_event() for _ in range(100)]
+    sent[10] = object_event(action="SHIPPING")
+    sent[70] = object_event(action="SHIPPING")
+    response = await capture(client, document(*sent), **{"GS1-Capture-Error-Behaviour": "proceed"})
+    assert response.status == 201
+    job = await (await client.get(response.headers["Location"], headers=AUTH)).json()
+    assert [e["location"].split(".")[2] for e in job["errors"]] == ["10", "70"]
+    stored = await events(client, perPage="1000")
+    assert sorted(e["eventID"] for e in stored) == sorted(
+        event_hash(e, {}) for i, e in enumerate(sent) if i not in (10, 70)
+    )
 
 
 async def test_an_unknown_error_behaviour_is_400(client: Client) -> None:

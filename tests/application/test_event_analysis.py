@@ -76,6 +76,18 @@ def test_an_event_without_index_terms_is_named_and_has_none(analyser: EventAnaly
     assert analysis.terms is None
 
 
+def test_an_event_whose_terms_fail_says_why() -> None:
+    event = object_event(
+        quantityList=[{"epcClass": "urn:epc:class:lgtin:4012345.011111.1", "quantity": 10**400}]
+    )
+
+    analysis = analyse_events([event], {}, ())[0]
+
+    assert analysis.terms is None
+    assert analysis.problem is not None
+    assert "float" in analysis.problem
+
+
 def test_ignored_fields_are_left_out_of_the_hash_in_the_workers(
     analyser: EventAnalyser,
 ) -> None:
