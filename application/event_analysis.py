@@ -12,7 +12,7 @@ import math
 import multiprocessing
 import threading
 from collections.abc import Collection, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -98,7 +98,8 @@ def _context() -> multiprocessing.context.BaseContext:
 class EventAnalyser:
     """Analyses events in the service process or, from `PARALLEL_FROM` events, in workers.
 
-    The worker processes start with the first large capture and stop with `close`.
+    The worker processes start with `start` (or the first large capture) and stop with
+    `close`.
     """
 
     def __init__(self, workers: int) -> None:
@@ -114,21 +115,29 @@ class EventAnalyser:
         if self._workers < 1 or self._closed or len(events) < PARALLEL_FROM:
             return analyse_events(events, namespaces, ignore_fields)
         try:
-            return self._in_workers(events, namespaces, tuple(ignore_fields))
+            pool = self._started_pool()
+        except RuntimeError:  # closed meanwhile
+            return analyse_events(events, namespaces, ignore_fields)
+        try:
+            return self._in_workers(pool, events, namespaces, tuple(ignore_fields))
         except orjson.JSONEncodeError:
             # Only JSON goes to the workers; a document built in code may hold other values.
             return analyse_events(events, namespaces, ignore_fields)
-        except (BrokenProcessPool, RuntimeError) as exc:
-            # A worker that died (killed, out of memory) breaks the whole pool; this
-            # capture still gets its names, and the next large one a fresh pool.
-            log.warning("event analysis workers failed (%s); working in the service process", exc)
-            self._discard_pool()
+        except (BrokenProcessPool, CancelledError, RuntimeError) as exc:
+            # A worker that died (killed, out of memory) breaks the whole pool, and `close`
+            # cancels what is queued; this capture still gets its analysis, and the next
+            # large one a fresh pool.
+            log.warning("event analysis workers failed (%r); working in the service process", exc)
+            self._discard(pool)
             return analyse_events(events, namespaces, ignore_fields)
 
     def _in_workers(
-        self, events: Sequence[Any], namespaces: dict[str, str], ignore_fields: tuple[str, ...]
+        self,
+        pool: ProcessPoolExecutor,
+        events: Sequence[Any],
+        namespaces: dict[str, str],
+        ignore_fields: tuple[str, ...],
     ) -> list[EventAnalysis]:
-        pool = self._started_pool()
         parts = max(self._workers, math.ceil(len(events) / CHUNK_LIMIT))
         size = math.ceil(len(events) / parts)
         futures: list[Future[list[EventAnalysis]]] = [
@@ -166,11 +175,13 @@ class EventAnalyser:
         processes = getattr(pool, "_processes", None) or {}
         return sorted(processes)
 
-    def _discard_pool(self) -> None:
+    def _discard(self, failed: ProcessPoolExecutor) -> None:
+        # Only the pool that failed: another capture may have started a fresh one already.
         with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            if self._pool is not failed:
+                return
+            self._pool = None
+        failed.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         """Stop the worker processes; later captures are analysed in the service process."""
