@@ -4,7 +4,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -77,15 +77,15 @@ def _storable(
     where = f"epcisBody.eventList.{index}"
     if isinstance(analysis.name, Unnamed):
         return Violation(where, f"Cannot compute the event hash: {analysis.name.reason}")
+    if analysis.terms is not None:
+        return analysis.name, analysis.terms
+    # The projector must be able to index every stored event. The usual reason it cannot
+    # is a time the schema lets through but we cannot place on the time line.
     try:
-        # The projector must be able to index every stored event, so a time the schema
-        # lets through but we cannot place on the time line is refused here.
         timestamp_micros(event["eventTime"])
     except (InvalidTimestamp, KeyError, TypeError) as exc:
         return Violation(f"{where}.eventTime", str(exc))
-    if analysis.terms is None:
-        return Violation(where, f"Cannot index the event: {analysis.problem}")
-    return analysis.name, analysis.terms
+    return Violation(where, f"Cannot index the event: {analysis.problem}")
 
 
 class CaptureService:
@@ -282,11 +282,7 @@ class CaptureService:
             errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
             captured_by=captured_by,
         )
-        saved = [
-            replace(logged, derived=terms.get(logged.event.originator_id))
-            for logged in self._store.append(job, *captured)
-        ]
-        return saved, outcome
+        return self._store.append(job, *captured, derived=terms), outcome
 
     async def job(self, capture_id: str) -> CaptureJobRow | None:
         """The capture job with this ID, or None."""

@@ -4,7 +4,7 @@ Every aggregate of the service lives in one application, so one notification log
 all writes; its positions are what projections and cursors follow.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,13 +111,22 @@ class EventStore:
         logged = self.append(*items)
         return logged[-1].position if logged else 0
 
-    def append(self, *items: Aggregate | DomainEvent) -> list[LoggedEvent]:
-        """`save`, returning the stored events with their log positions, in log order."""
+    def append(
+        self, *items: Aggregate | DomainEvent, derived: Mapping[str, object] | None = None
+    ) -> list[LoggedEvent]:
+        """`save`, returning the stored events with their log positions, in log order.
+
+        `derived` maps aggregate IDs to what each returned event carries as `derived`.
+        """
         try:
             recordings = self._app.record(items)
         except IntegrityError as exc:
             raise DuplicateAggregate(str(exc)) from exc
-        logged = [LoggedEvent(r.notification.id, r.domain_event) for r in recordings]
+        extra = derived or {}
+        logged = [
+            LoggedEvent(r.notification.id, r.domain_event, extra.get(r.domain_event.originator_id))
+            for r in recordings
+        ]
         logged.sort(key=lambda e: e.position)
         return logged
 

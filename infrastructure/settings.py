@@ -31,8 +31,8 @@ class Settings(BaseSettings):
     capture_workers: int = Field(
         default_factory=lambda: min(os.cpu_count() or 1, 4),
         ge=0,
-        description="Processes that hash the events of large captures; 0 hashes in the "
-        "service process.",
+        description="Processes that compute the event hashes and index terms of large "
+        "captures; 0 does it in the service process.",
     )
     query_per_page_default: int = Field(default=30, ge=1)
     query_per_page_max: int = Field(default=1000, ge=1)
