@@ -1,0 +1,1 @@
+"""Platform collections: their schema and the Directus-style query language over them."""

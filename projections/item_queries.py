@@ -1,0 +1,580 @@
+"""Directus-style item queries as SQL over the platform collections' read-model tables.
+
+One compiler serves every collection and both backends: filters, search and sort become
+WHERE and ORDER BY fragments with `?` placeholders, and the only backend difference (how
+a case-sensitive pattern is matched) goes through `infrastructure.database`'s seam.
+
+Null semantics are SQL's, as in Directus (knex): a negative operator (`_neq`, `_nin`,
+`_ncontains`, `_nbetween`, ...) does not match rows whose value is NULL. A path through a
+many-to-one relation behaves like Directus's left join: a missing related item counts as
+a related item whose fields are all NULL. Case-insensitive operators and search compare
+`LOWER` of both sides, which on SQLite folds ASCII letters only.
+"""
+
+import itertools
+import uuid
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from enum import Enum
+from typing import Any
+
+import orjson
+
+from domain.collections.query import (
+    CONCEALED,
+    STRING_MATCHES,
+    And,
+    Condition,
+    FieldForbidden,
+    Filter,
+    ItemQuery,
+    Or,
+    QueryError,
+    Related,
+    Selection,
+    check_text,
+    coerce_value,
+    is_concealed,
+    is_variable,
+    parse_number,
+    readable,
+    select,
+    validate,
+)
+from domain.collections.schema import Collection, Field, FieldType, Schema
+from infrastructure.database import Connection, Database, Dialect, chunks, glob_condition
+
+Items = list[dict[str, Any]]
+Keys = list[Any]
+AllowedFields = Mapping[str, frozenset[str]]
+Rules = Mapping[str, Filter]
+_Sql = tuple[str, list[Any]]
+
+# SQLite takes an OFFSET only after a LIMIT; this one never cuts anything off.
+_NO_LIMIT = 2**63 - 1
+_KEYS_PER_STATEMENT = 500
+_SYMBOLS = {"_eq": "=", "_neq": "<>", "_lt": "<", "_lte": "<=", "_gt": ">", "_gte": ">="}
+# These hold on NULL, so a missing related item must satisfy them too.
+_TRUE_ON_NULL = frozenset({"_null", "_empty"})
+_TEXT_TYPES = frozenset({FieldType.STRING, FieldType.TEXT, FieldType.UUID, FieldType.HASH})
+
+
+class _Wildcard(Enum):
+    """The wildcard `glob_condition` expects (it reads the member's name)."""
+
+    ANY = "ANY"
+
+
+def compile_filter(
+    filter: Filter, collection: Collection, schema: Schema, dialect: Dialect, alias: str = "t"
+) -> _Sql:
+    """A WHERE fragment for a validated filter on `collection`'s table aliased `alias`.
+
+    Many-to-one paths become `"role" IN (SELECT ...)`, to-many conditions EXISTS (`_some`)
+    or NOT EXISTS (`_none`) on the related table's foreign key.
+    """
+    return _FilterCompiler(schema, dialect, alias).compile(filter, collection, alias)
+
+
+def compile_search(
+    term: str, collection: Collection, *, alias: str = "t", fields: frozenset[str] | None = None
+) -> _Sql:
+    """A WHERE fragment for `search`: case-insensitive substring of string and text fields,
+    equality on number fields when `term` is a number and on UUID fields when it is a
+    UUID. `fields` limits it to those readable ("*": all); concealed fields never match.
+    """
+    number, key = parse_number(term), _search_uuid(term)
+    clauses: list[str] = []
+    params: list[Any] = []
+    for field in collection.fields:
+        if is_concealed(field) or not (fields is None or "*" in fields or field.name in fields):
+            continue
+        column = f'{alias}."{field.name}"'
+        if field.type in (FieldType.STRING, FieldType.TEXT):
+            clauses.append(f"LOWER({column}) LIKE LOWER(?) ESCAPE '\\'")
+            params.append(f"%{_escape_like(term)}%")
+        elif field.type in (FieldType.INTEGER, FieldType.FLOAT) and number is not None:
+            clauses.append(f"{column} = ?")
+            params.append(number)
+        elif field.type is FieldType.UUID and key is not None:
+            clauses.append(f"{column} = ?")
+            params.append(key)
+    if not clauses:
+        return "1 = 0", []
+    return "(" + " OR ".join(clauses) + ")", params
+
+
+class _FilterCompiler:
+    """Compiles one filter; numbers the aliases of its subqueries."""
+
+    def __init__(self, schema: Schema, dialect: Dialect, alias: str) -> None:
+        self._schema = schema
+        self._dialect = dialect
+        self._prefix = alias
+        self._count = itertools.count(1)
+
+    def compile(self, node: Filter, collection: Collection, alias: str) -> _Sql:
+        match node:
+            case And(items):
+                return self._group(items, " AND ", "1 = 1", collection, alias)
+            case Or(items):
+                return self._group(items, " OR ", "1 = 0", collection, alias)
+            case Condition():
+                return self._condition(node, collection, alias)
+            case Related():
+                return self._related(node, collection, alias)
+
+    def _group(
+        self, items: tuple[Filter, ...], joint: str, empty: str, collection: Collection, alias: str
+    ) -> _Sql:
+        if not items:
+            return empty, []
+        parts = [self.compile(item, collection, alias) for item in items]
+        return "(" + joint.join(sql for sql, _ in parts) + ")", [p for _, ps in parts for p in ps]
+
+    def _condition(self, condition: Condition, collection: Collection, alias: str) -> _Sql:
+        if len(condition.path) > 1:
+            rest = replace(condition, path=condition.path[1:])
+            true_on_null = condition.operator in _TRUE_ON_NULL
+            return self._many_to_one(collection, condition.path[0], alias, rest, true_on_null)
+        field = _field(collection, condition.path[0])
+        column = f'{alias}."{field.name}"'
+        return self._operator(column, field, condition.operator, condition.value)
+
+    def _related(self, related: Related, collection: Collection, alias: str) -> _Sql:
+        if len(related.path) > 1:
+            rest = replace(related, path=related.path[1:])
+            true_on_null = related.quantifier == "_none"
+            return self._many_to_one(collection, related.path[0], alias, rest, true_on_null)
+        link = collection.alias(related.path[0])
+        if link is None:
+            raise FieldForbidden(related.path[0], collection.name)
+        target = self._schema[link.collection]
+        sub = self._alias()
+        inner, params = self.compile(related.filter, target, sub)
+        exists = (
+            f'EXISTS (SELECT 1 FROM "{target.table}" AS {sub} WHERE {sub}."{link.foreign_key}"'
+            f' = {alias}."{collection.primary_key}" AND {inner})'
+        )
+        return ("NOT " + exists if related.quantifier == "_none" else exists), params
+
+    def _many_to_one(
+        self, collection: Collection, name: str, alias: str, rest: Filter, true_on_null: bool
+    ) -> _Sql:
+        field = _field(collection, name)
+        if field.relation is None:
+            raise QueryError(f'"{name}" in collection "{collection.name}" is not a relation.')
+        target = self._schema[field.relation]
+        sub = self._alias()
+        inner, params = self.compile(rest, target, sub)
+        key = f'{sub}."{target.primary_key}"'
+        if true_on_null:
+            # Holds unless a related item exists that fails it: a NULL key or a dangling
+            # one counts as a related item of NULLs, which satisfies the condition.
+            return (
+                f'NOT EXISTS (SELECT 1 FROM "{target.table}" AS {sub} WHERE {key}'
+                f' = {alias}."{name}" AND NOT ({inner}))'
+            ), params
+        return (
+            f'{alias}."{name}" IN (SELECT {key} FROM "{target.table}" AS {sub} WHERE {inner})',
+            params,
+        )
+
+    def _operator(self, column: str, field: Field, op: str, value: Any) -> _Sql:
+        textual = field.type in _TEXT_TYPES
+        match op:
+            case "_null":
+                return f"{column} IS NULL", []
+            case "_nnull":
+                return f"{column} IS NOT NULL", []
+            case "_empty":
+                return (
+                    f"({column} IS NULL OR {column} = '')" if textual else f"{column} IS NULL"
+                ), []
+            case "_nempty":
+                sql = f"({column} IS NOT NULL AND {column} <> '')"
+                return (sql if textual else f"{column} IS NOT NULL"), []
+            case "_in" | "_nin":
+                return _membership(column, op, value)
+            case "_between" | "_nbetween":
+                keyword = "BETWEEN" if op == "_between" else "NOT BETWEEN"
+                return f"{column} {keyword} ? AND ?", [_param(v) for v in value]
+        if op in _SYMBOLS:
+            return f"{column} {_SYMBOLS[op]} ?", [_param(value)]
+        if op in STRING_MATCHES:
+            return self._pattern(column, op, value)
+        raise QueryError(f'The "{op}" filter operator cannot be used in a query.')
+
+    def _pattern(self, column: str, op: str, value: str) -> _Sql:
+        spec = STRING_MATCHES[op]
+        if spec.insensitive:
+            text = (
+                ("" if spec.at_start else "%") + _escape_like(value) + ("" if spec.at_end else "%")
+            )
+            sql = f"LOWER({column}) LIKE LOWER(?) ESCAPE '\\'"
+        else:
+            # LIKE ignores case on SQLite, so case-sensitive matching goes through the
+            # database module's pattern seam (GLOB there, LIKE on PostgreSQL).
+            glob = [*([] if spec.at_start else [_Wildcard.ANY]), value]
+            glob += [] if spec.at_end else [_Wildcard.ANY]
+            sql, text = glob_condition(self._dialect, column, glob)
+        return (f"NOT ({sql})" if spec.negated else sql), [text]
+
+    def _alias(self) -> str:
+        return f"{self._prefix}_{next(self._count)}"
+
+
+def _membership(column: str, op: str, values: Sequence[Any]) -> _Sql:
+    if not values:
+        # Knex's answer for an empty list, which only permission rules can hold.
+        return ("1 = 0" if op == "_in" else "1 = 1"), []
+    marks = ", ".join("?" * len(values))
+    keyword = "IN" if op == "_in" else "NOT IN"
+    return f"{column} {keyword} ({marks})", [_param(v) for v in values]
+
+
+def _param(value: Any) -> Any:
+    """A validated value as a statement parameter (booleans are stored as 0/1)."""
+    if is_variable(value):
+        raise QueryError(f'The dynamic variable "{value}" was not resolved.')
+    return int(value) if isinstance(value, bool) else value
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _search_uuid(term: str) -> str | None:
+    try:
+        return str(uuid.UUID(term.strip()))
+    except ValueError:
+        return None
+
+
+def _field(collection: Collection, name: str) -> Field:
+    field = collection.field(name)
+    if field is None:
+        raise FieldForbidden(name, collection.name)
+    return field
+
+
+class ItemReader:
+    """Reads platform collections the Directus way: filter, search, sort, page, fields.
+
+    Synchronous; callers run it in a worker thread. `restrict` is the caller's item rule
+    on the collection read (None: every item); `allowed_fields` maps collection names to
+    the fields the caller may read ("*": all; None: no field restriction);
+    `restrict_related` holds the item rules of related collections read through nested
+    fields (a collection without one is unrestricted).
+    """
+
+    def __init__(self, database: Database, schema: Schema) -> None:
+        self._db = database
+        self._schema = schema
+
+    def list(
+        self,
+        collection_name: str,
+        query: ItemQuery,
+        *,
+        restrict: Filter | None = None,
+        keys: Sequence[Any] | None = None,
+        allowed_fields: AllowedFields | None = None,
+        restrict_related: Rules | None = None,
+    ) -> Items:
+        """The items matching the query and `restrict` (and with these primary `keys`),
+        shaped by `query.fields`."""
+        collection = self._schema[collection_name]
+        query = validate(query, collection, self._schema, allowed_fields=allowed_fields)
+        selection = select(query.fields, collection, self._schema, allowed_fields)
+        where, params = self._where(collection, query, restrict, keys, allowed_fields)
+        order = _order_by(self._schema, collection, query.sort, allowed_fields)
+        limit = _NO_LIMIT if query.limit is None else query.limit
+        shaper = _Shaper(self._schema, self._db.dialect, restrict_related or {})
+        with self._db.transaction(write=False) as conn:
+            _, items = shaper.fetch(
+                conn,
+                collection,
+                selection,
+                f"{where} ORDER BY {order} LIMIT ? OFFSET ?",
+                [*params, limit, query.offset],
+            )
+        return items
+
+    def count(
+        self,
+        collection_name: str,
+        *,
+        filter: Filter | None = None,
+        search: str | None = None,
+        restrict: Filter | None = None,
+        keys: Sequence[Any] | None = None,
+        allowed_fields: AllowedFields | None = None,
+    ) -> int:
+        """How many items match: `restrict` alone for meta total_count, with `filter` and
+        `search` for filter_count, with `keys` for checking that items exist."""
+        collection = self._schema[collection_name]
+        query = validate(
+            ItemQuery(fields=(), filter=filter, search=search),
+            collection,
+            self._schema,
+            allowed_fields=allowed_fields,
+        )
+        where, params = self._where(collection, query, restrict, keys, allowed_fields)
+        with self._db.transaction(write=False) as conn:
+            total = conn.fetchval(
+                f'SELECT COUNT(*) FROM "{collection.table}" AS t WHERE {where}', params
+            )
+        return int(total)
+
+    def get(
+        self,
+        collection_name: str,
+        key: Any,
+        query: ItemQuery | None = None,
+        *,
+        restrict: Filter | None = None,
+        allowed_fields: AllowedFields | None = None,
+        restrict_related: Rules | None = None,
+    ) -> dict[str, Any] | None:
+        """The item with this primary key, if it matches the query's filter and
+        `restrict`; None otherwise."""
+        single = replace(query or ItemQuery(), sort=(), limit=None, offset=0)
+        items = self.list(
+            collection_name,
+            single,
+            restrict=restrict,
+            keys=[key],
+            allowed_fields=allowed_fields,
+            restrict_related=restrict_related,
+        )
+        return items[0] if items else None
+
+    def keys_where(self, collection_name: str, field_name: str, value: Any) -> Keys:
+        """The primary keys of the items whose stored field `field_name` equals `value`."""
+        collection = self._schema[collection_name]
+        condition = Condition((field_name,), "_eq", value)
+        checked = validate(condition, collection, self._schema, purpose="permission")
+        where, params = compile_filter(checked, collection, self._schema, self._db.dialect)
+        pk = collection.primary_key
+        sql = f'SELECT t."{pk}" FROM "{collection.table}" AS t WHERE {where} ORDER BY t."{pk}"'
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(sql, params)
+        return [decode(collection.key, row[0]) for row in rows]
+
+    def max_key(self, collection_name: str) -> int:
+        """The largest integer primary key of the collection, 0 when it is empty."""
+        collection = self._schema[collection_name]
+        if collection.key.type is not FieldType.INTEGER:
+            raise ValueError(f"{collection_name} has no integer primary key")
+        sql = f'SELECT MAX("{collection.primary_key}") FROM "{collection.table}"'
+        with self._db.transaction(write=False) as conn:
+            return int(conn.fetchval(sql) or 0)
+
+    def _where(
+        self,
+        collection: Collection,
+        query: ItemQuery,
+        restrict: Filter | None,
+        keys: Sequence[Any] | None,
+        allowed_fields: AllowedFields | None,
+    ) -> _Sql:
+        dialect = self._db.dialect
+        parts: list[_Sql] = []
+        if restrict is not None:
+            rule = validate(restrict, collection, self._schema, purpose="permission")
+            parts.append(compile_filter(rule, collection, self._schema, dialect))
+        if query.filter is not None:
+            parts.append(compile_filter(query.filter, collection, self._schema, dialect))
+        if query.search is not None:
+            fields = (
+                None if allowed_fields is None else allowed_fields.get(collection.name, frozenset())
+            )
+            parts.append(compile_search(query.search, collection, fields=fields))
+        if keys is not None:
+            parts.append(_keys_condition(collection, keys))
+        if not parts:
+            return "1 = 1", []
+        return " AND ".join(sql for sql, _ in parts), [p for _, ps in parts for p in ps]
+
+
+def _order_by(
+    schema: Schema,
+    collection: Collection,
+    sort: tuple[tuple[str, bool], ...],
+    allowed_fields: AllowedFields | None,
+) -> str:
+    if not sort and readable(allowed_fields, collection.name, collection.sort_field):
+        sort = ((collection.sort_field, False),)
+    counter = itertools.count(1)
+    terms = [
+        _sort_expression(schema, collection, path.split("."), "t", counter)
+        + (" DESC NULLS LAST" if descending else " ASC NULLS FIRST")
+        for path, descending in sort
+    ]
+    # The key breaks ties, so pages never overlap or skip.
+    terms.append(f't."{collection.primary_key}" ASC')
+    return ", ".join(terms)
+
+
+def _sort_expression(
+    schema: Schema, collection: Collection, segments: list[str], alias: str, counter: Iterator[int]
+) -> str:
+    """The column to sort by; a many-to-one path reads it with a scalar subquery, which
+    gives NULL where the related item is missing (Directus's left join)."""
+    if len(segments) == 1:
+        return f'{alias}."{segments[0]}"'
+    field = _field(collection, segments[0])
+    if field.relation is None:
+        raise QueryError(f'"{field.name}" in collection "{collection.name}" is not a relation.')
+    target = schema[field.relation]
+    sub = f"s_{next(counter)}"
+    inner = _sort_expression(schema, target, segments[1:], sub, counter)
+    return (
+        f'(SELECT {inner} FROM "{target.table}" AS {sub}'
+        f' WHERE {sub}."{target.primary_key}" = {alias}."{field.name}")'
+    )
+
+
+def _keys_condition(collection: Collection, keys: Sequence[Any]) -> _Sql:
+    """Primary key among `keys`; a key that cannot be of the key's type matches nothing."""
+    values = []
+    for key in keys:
+        if isinstance(key, bool) or not isinstance(key, str | int | float):
+            continue
+        try:
+            if isinstance(key, str):
+                check_text(key, "A key")
+            values.append(_param(coerce_value(key, collection.key)))
+        except QueryError:
+            continue
+    if not values:
+        return "1 = 0", []
+    return f't."{collection.primary_key}" IN ({", ".join("?" * len(values))})', values
+
+
+class _Shaper:
+    """Reads rows of a collection and shapes them into items, related items included.
+
+    Related items are read with one query per relation (per chunk of keys) for all the
+    rows at once, never one query per row.
+    """
+
+    def __init__(self, schema: Schema, dialect: Dialect, rules: Rules) -> None:
+        self._schema = schema
+        self._dialect = dialect
+        self._rules = rules
+
+    def fetch(
+        self,
+        conn: Connection,
+        collection: Collection,
+        selection: Selection,
+        tail: str,
+        params: list[Any],
+        extra: Sequence[str] = (),
+    ) -> tuple[list[dict[str, Any]], Items]:
+        """The raw rows (column -> stored value) and the items of `SELECT ... WHERE tail`."""
+        stored = [key for key in selection.keys if collection.field(key) is not None]
+        columns = list(dict.fromkeys([*stored, collection.primary_key, *extra]))
+        select_list = ", ".join(f't."{column}"' for column in columns)
+        rows = conn.fetchall(
+            f'SELECT {select_list} FROM "{collection.table}" AS t WHERE {tail}', params
+        )
+        raw = [dict(zip(columns, row, strict=True)) for row in rows]
+        return raw, self._shape(conn, collection, selection, raw)
+
+    def _shape(
+        self,
+        conn: Connection,
+        collection: Collection,
+        selection: Selection,
+        raw: list[dict[str, Any]],
+    ) -> Items:
+        items: Items = [{} for _ in raw]
+        for key in selection.keys:
+            field = collection.field(key)
+            child = selection.child(key)
+            if field is not None and child is None:
+                for item, row in zip(items, raw, strict=True):
+                    item[key] = decode(field, row[key])
+            elif field is not None and child is not None:
+                related = self._many_to_one(conn, field, child, [row[key] for row in raw])
+                for item, row in zip(items, raw, strict=True):
+                    item[key] = related.get(row[key])
+            else:
+                groups = self._one_to_many(conn, collection, key, child, raw)
+                for item, row in zip(items, raw, strict=True):
+                    item[key] = groups.get(row[collection.primary_key], [])
+        return items
+
+    def _many_to_one(
+        self, conn: Connection, field: Field, selection: Selection, keys: list[Any]
+    ) -> dict[Any, dict[str, Any]]:
+        assert field.relation is not None
+        target = self._schema[field.relation]
+        found: dict[Any, dict[str, Any]] = {}
+        wanted = list(dict.fromkeys(key for key in keys if key is not None))
+        for chunk in chunks(wanted, _KEYS_PER_STATEMENT):
+            where, params = self._in(target, target.primary_key, chunk)
+            raw, items = self.fetch(conn, target, selection, where, params)
+            found.update(zip((row[target.primary_key] for row in raw), items, strict=True))
+        return found
+
+    def _one_to_many(
+        self,
+        conn: Connection,
+        collection: Collection,
+        name: str,
+        selection: Selection | None,
+        parents: list[dict[str, Any]],
+    ) -> dict[Any, list[Any]]:
+        link = collection.alias(name)
+        assert link is not None
+        target = self._schema[link.collection]
+        keys_only = selection is None
+        wanted = selection or Selection(target.name, (target.primary_key,))
+        order = f't."{target.sort_field}" ASC NULLS FIRST, t."{target.primary_key}" ASC'
+        groups: defaultdict[Any, list[Any]] = defaultdict(list)
+        parent_keys = list(dict.fromkeys(row[collection.primary_key] for row in parents))
+        for chunk in chunks(parent_keys, _KEYS_PER_STATEMENT):
+            where, params = self._in(target, link.foreign_key, chunk)
+            raw, items = self.fetch(
+                conn, target, wanted, f"{where} ORDER BY {order}", params, (link.foreign_key,)
+            )
+            for row, item in zip(raw, items, strict=True):
+                groups[row[link.foreign_key]].append(
+                    item[target.primary_key] if keys_only else item
+                )
+        return groups
+
+    def _in(self, collection: Collection, column: str, values: Sequence[Any]) -> _Sql:
+        sql = f't."{column}" IN ({", ".join("?" * len(values))})'
+        params = list(values)
+        rule = self._rules.get(collection.name)
+        if rule is not None:
+            checked = validate(rule, collection, self._schema, purpose="permission")
+            rule_sql, rule_params = compile_filter(checked, collection, self._schema, self._dialect)
+            sql, params = f"{sql} AND {rule_sql}", params + rule_params
+        return sql, params
+
+
+def decode(field: Field, value: Any) -> Any:
+    """A stored column value as the API shows it; concealed values are masked."""
+    if value is None:
+        return None
+    if is_concealed(field):
+        return CONCEALED
+    match field.type:
+        case FieldType.BOOLEAN:
+            return bool(value)
+        case FieldType.INTEGER:
+            return int(value)
+        case FieldType.FLOAT:
+            return float(value)
+        case FieldType.JSON:
+            # Tolerates a native JSON column, which the driver already decodes.
+            return orjson.loads(value) if isinstance(value, str | bytes) else value
+        case _:
+            return value

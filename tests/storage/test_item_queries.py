@@ -1,0 +1,560 @@
+"""Item queries as SQL: the Directus query language over read-model tables, on both backends."""
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from domain.collections.query import (
+    CONCEALED,
+    FieldForbidden,
+    ItemQuery,
+    QueryError,
+    parse_filter,
+    parse_query,
+)
+from domain.collections.schema import Alias, Collection, Field, FieldType, Schema
+from infrastructure.database import Database
+from infrastructure.database_url import DatabaseUrl
+from projections.item_queries import ItemReader
+
+T = FieldType
+
+TEAMS = Collection(
+    "teams",
+    "id",
+    (Field("id", T.INTEGER), Field("name", T.STRING), Field("city", T.STRING)),
+    aliases=(Alias("members", "authors", "team"),),
+)
+AUTHORS = Collection(
+    "authors",
+    "id",
+    (
+        Field("id", T.UUID),
+        Field("name", T.STRING),
+        Field("bio", T.TEXT),
+        Field("age", T.INTEGER),
+        Field("rating", T.FLOAT),
+        Field("active", T.BOOLEAN),
+        Field("joined", T.DATETIME),
+        Field("settings", T.JSON),
+        Field("team", T.INTEGER, relation="teams"),
+        Field("mentor", T.UUID, relation="authors"),
+        Field("password", T.HASH, concealed=True),
+        Field("token", T.STRING, concealed=True),
+    ),
+    aliases=(Alias("books", "books", "author"),),
+    table="test_authors",
+    sort_field="name",
+)
+BOOKS = Collection(
+    "books",
+    "id",
+    (
+        Field("id", T.INTEGER),
+        Field("title", T.STRING),
+        Field("author", T.UUID, relation="authors"),
+        Field("pages", T.INTEGER),
+    ),
+)
+SCHEMA = Schema((TEAMS, AUTHORS, BOOKS))
+
+
+def uid(n: int) -> str:
+    return f"00000000-0000-4000-8000-{n:012d}"
+
+
+ADA, BOB, CY, DEE, EVE = (uid(n) for n in range(1, 6))
+COLUMNS = {
+    T.UUID: "TEXT",
+    T.STRING: "TEXT",
+    T.TEXT: "TEXT",
+    T.HASH: "TEXT",
+    T.DATETIME: "TEXT",
+    T.JSON: "TEXT",
+    T.INTEGER: "{bigint}",
+    T.FLOAT: "{real}",
+    T.BOOLEAN: "INTEGER",
+}
+
+
+def author(key: str, name: str, **values: Any) -> tuple[Any, ...]:
+    """A row of the authors table, in column order; unnamed columns are NULL."""
+    row = {"id": key, "name": name, **values}
+    return tuple(row.get(field.name) for field in AUTHORS.fields)
+
+
+ROWS: dict[str, list[tuple[Any, ...]]] = {
+    "teams": [(1, "Red", "Oslo"), (2, "Blue", None), (3, "Green", "Rome")],
+    "authors": [
+        author(
+            ADA,
+            "Ada",
+            bio="Counts 50% of it",
+            age=36,
+            rating=4.5,
+            active=1,
+            joined="2024-01-10T08:00:00.000Z",
+            settings='{"theme": "dark"}',
+            team=1,
+            password="$argon2id$x",
+            token="tok-a",
+        ),
+        author(
+            BOB,
+            "Bob",
+            bio="likes_snake_case",
+            age=25,
+            rating=3.0,
+            active=0,
+            joined="2024-03-01T12:00:00.000Z",
+            team=2,
+            mentor=ADA,
+        ),
+        author(CY, "Cy", mentor=ADA),
+        author(
+            DEE,
+            "Dee",
+            bio="UPPER and lower",
+            age=51,
+            rating=2.25,
+            active=1,
+            joined="2023-12-31T23:59:59.999Z",
+            settings="[1, 2]",
+            team=1,
+            mentor=BOB,
+        ),
+        # Eve's team 9 does not exist.
+        author(
+            EVE,
+            "Eve",
+            bio="",
+            age=0,
+            rating=0.0,
+            active=0,
+            joined="2024-01-10T08:00:00.001Z",
+            team=9,
+            token="",
+        ),
+    ],
+    "books": [
+        (1, "Intro", ADA, 100),
+        (2, "Advanced", ADA, 300),
+        (3, "Notes", BOB, 50),
+        (4, "Orphan", None, 10),
+    ],
+}
+
+
+def create_tables(database: Database) -> None:
+    with database.transaction() as conn:
+        for collection in SCHEMA:
+            columns = ", ".join(f'"{f.name}" {COLUMNS[f.type]}' for f in collection.fields)
+            key = f'PRIMARY KEY ("{collection.primary_key}")'
+            conn.execute(f'CREATE TABLE "{collection.table}" ({columns}, {key})')
+            marks = ", ".join("?" * len(collection.fields))
+            conn.executemany(
+                f'INSERT INTO "{collection.table}" VALUES ({marks})', ROWS[collection.name]
+            )
+
+
+@pytest.fixture
+def reader(database_url: str) -> Iterator[ItemReader]:
+    database = Database(DatabaseUrl.parse(database_url), pool_size=2)
+    try:
+        create_tables(database)
+        yield ItemReader(database, SCHEMA)
+    finally:
+        database.close()
+
+
+def names(reader: ItemReader, filter: Any = None, **query: Any) -> list[str]:
+    """Names of the authors a query returns, in the order it returns them."""
+    parsed = ItemQuery(fields=("name",), filter=None if filter is None else parse_filter(filter))
+    items = reader.list("authors", replace(parsed, **query))
+    return [item["name"] for item in items]
+
+
+def matching(reader: ItemReader, filter: Any, **options: Any) -> set[str]:
+    return set(names(reader, filter, **options))
+
+
+def url(text: str) -> ItemQuery:
+    pairs = [tuple(part.split("=", 1)) for part in text.split("&")]
+    return parse_query([(k, v) for k, v in pairs])
+
+
+# --- Operators by type ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("filter", "expected"),
+    [
+        ({"name": {"_eq": "Ada"}}, {"Ada"}),
+        ({"name": "Ada"}, {"Ada"}),
+        ({"name": {"_eq": "ada"}}, set()),
+        ({"name": {"_neq": "Ada"}}, {"Bob", "Cy", "Dee", "Eve"}),
+        ({"name": {"_in": ["Ada", "Cy", "Nobody"]}}, {"Ada", "Cy"}),
+        ({"name": {"_in": "Ada,Cy"}}, {"Ada", "Cy"}),
+        ({"name": {"_nin": ["Ada", "Cy"]}}, {"Bob", "Dee", "Eve"}),
+        ({"bio": {"_contains": "lower"}}, {"Dee"}),
+        ({"bio": {"_contains": "LOWER"}}, set()),
+        ({"bio": {"_ncontains": "lower"}}, {"Ada", "Bob", "Eve"}),
+        ({"bio": {"_icontains": "LOWER"}}, {"Dee"}),
+        ({"bio": {"_nicontains": "upper"}}, {"Ada", "Bob", "Eve"}),
+        ({"bio": {"_starts_with": "Counts"}}, {"Ada"}),
+        ({"bio": {"_starts_with": "counts"}}, set()),
+        ({"bio": {"_istarts_with": "counts"}}, {"Ada"}),
+        ({"bio": {"_nstarts_with": "Counts"}}, {"Bob", "Dee", "Eve"}),
+        ({"bio": {"_nistarts_with": "COUNTS"}}, {"Bob", "Dee", "Eve"}),
+        ({"bio": {"_ends_with": "case"}}, {"Bob"}),
+        ({"bio": {"_iends_with": "LOWER"}}, {"Dee"}),
+        ({"bio": {"_nends_with": "case"}}, {"Ada", "Dee", "Eve"}),
+        ({"bio": {"_niends_with": "CASE"}}, {"Ada", "Dee", "Eve"}),
+        ({"bio": {"_empty": True}}, {"Cy", "Eve"}),
+        ({"bio": {"_nempty": True}}, {"Ada", "Bob", "Dee"}),
+        ({"bio": {"_null": True}}, {"Cy"}),
+        ({"bio": {"_nnull": True}}, {"Ada", "Bob", "Dee", "Eve"}),
+        ({"bio": {"_null": False}}, {"Ada", "Bob", "Dee", "Eve"}),
+        ({"age": {"_eq": 36}}, {"Ada"}),
+        ({"age": {"_eq": "36"}}, {"Ada"}),
+        ({"age": {"_gt": 25}}, {"Ada", "Dee"}),
+        ({"age": {"_gte": 25}}, {"Ada", "Bob", "Dee"}),
+        ({"age": {"_lt": 25}}, {"Eve"}),
+        ({"age": {"_lte": 25}}, {"Bob", "Eve"}),
+        ({"age": {"_between": [25, 36]}}, {"Ada", "Bob"}),
+        ({"age": {"_nbetween": "25,36"}}, {"Dee", "Eve"}),
+        ({"age": {"_in": [0, 51]}}, {"Dee", "Eve"}),
+        ({"age": {"_nin": [0, 51]}}, {"Ada", "Bob"}),
+        ({"rating": {"_gt": 2.5}}, {"Ada", "Bob"}),
+        ({"rating": {"_eq": 3}}, {"Bob"}),
+        ({"active": {"_eq": True}}, {"Ada", "Dee"}),
+        ({"active": {"_eq": "false"}}, {"Bob", "Eve"}),
+        ({"active": {"_neq": True}}, {"Bob", "Eve"}),
+        ({"joined": {"_gt": "2024-01-10T08:00:00Z"}}, {"Bob", "Eve"}),
+        ({"joined": {"_gte": "2024-01-10T09:00:00+01:00"}}, {"Ada", "Bob", "Eve"}),
+        ({"joined": {"_lt": "2024-01-01"}}, {"Dee"}),
+        ({"joined": {"_between": ["2024-01-01", "2024-02-01"]}}, {"Ada", "Eve"}),
+        ({"joined": {"_eq": "2024-01-10T08:00:00.000Z"}}, {"Ada"}),
+        ({"settings": {"_nnull": True}}, {"Ada", "Dee"}),
+        ({"id": {"_eq": BOB.upper()}}, {"Bob"}),
+        ({"id": {"_in": [ADA, DEE]}}, {"Ada", "Dee"}),
+        ({"password": {"_nnull": True}}, {"Ada"}),
+        ({"token": {"_empty": True}}, {"Bob", "Cy", "Dee", "Eve"}),
+    ],
+)
+def test_each_operator_returns_exactly_the_matching_items(
+    reader: ItemReader, filter: dict[str, Any], expected: set[str]
+) -> None:
+    assert matching(reader, filter) == expected
+
+
+def test_neq_and_nin_do_not_match_null_values(reader: ItemReader) -> None:
+    assert "Cy" not in matching(reader, {"age": {"_neq": 36}})
+    assert "Cy" not in matching(reader, {"age": {"_nin": [36]}})
+    assert "Cy" not in matching(reader, {"bio": {"_ncontains": "x"}})
+
+
+def test_eq_null_is_is_null_and_neq_null_is_is_not_null(reader: ItemReader) -> None:
+    assert matching(reader, {"age": {"_eq": None}}) == {"Cy"}
+    assert matching(reader, {"age": {"_neq": "null"}}) == {"Ada", "Bob", "Dee", "Eve"}
+
+
+def test_like_wildcards_in_values_are_literal(reader: ItemReader) -> None:
+    assert matching(reader, {"bio": {"_contains": "50%"}}) == {"Ada"}
+    assert matching(reader, {"bio": {"_icontains": "50%"}}) == {"Ada"}
+    assert matching(reader, {"bio": {"_contains": "e_c"}}) == {"Bob"}
+    assert matching(reader, {"bio": {"_icontains": "s_%"}}) == set()
+    assert matching(reader, {"bio": {"_starts_with": "%"}}) == set()
+    assert matching(reader, {"bio": {"_contains": "*"}}) == set()
+
+
+# --- Logic and relations ----------------------------------------------------------------
+
+
+def test_several_keys_are_an_implicit_and(reader: ItemReader) -> None:
+    assert matching(reader, {"active": {"_eq": True}, "age": {"_gt": 40}}) == {"Dee"}
+
+
+def test_or_and_nested_logic(reader: ItemReader) -> None:
+    filter = {"_or": [{"name": "Ada"}, {"_and": [{"age": {"_lt": 30}}, {"active": False}]}]}
+    assert matching(reader, filter) == {"Ada", "Bob", "Eve"}
+
+
+def test_logical_operators_under_a_field_apply_to_that_field(reader: ItemReader) -> None:
+    assert matching(reader, {"age": {"_or": [{"_lt": 1}, {"_gt": 50}]}}) == {"Dee", "Eve"}
+
+
+def test_empty_logical_groups_add_no_condition(reader: ItemReader) -> None:
+    assert len(matching(reader, {"_or": []})) == 5
+    assert len(matching(reader, {})) == 5
+
+
+def test_many_to_one_paths_filter_on_the_related_item(reader: ItemReader) -> None:
+    assert matching(reader, {"team": {"name": {"_eq": "Red"}}}) == {"Ada", "Dee"}
+    assert matching(reader, {"mentor": {"mentor": {"name": "Ada"}}}) == {"Dee"}
+
+
+def test_a_missing_related_item_counts_as_null_like_a_left_join(reader: ItemReader) -> None:
+    # Cy has no team, Eve's team 9 does not exist, Blue has no city.
+    assert matching(reader, {"team": {"city": {"_null": True}}}) == {"Bob", "Cy", "Eve"}
+    assert matching(reader, {"team": {"city": {"_nnull": True}}}) == {"Ada", "Dee"}
+    assert matching(reader, {"team": {"city": {"_neq": "Oslo"}}}) == set()
+
+
+def test_to_many_conditions_default_to_some(reader: ItemReader) -> None:
+    assert matching(reader, {"books": {"pages": {"_gt": 200}}}) == {"Ada"}
+    assert matching(reader, {"books": {"_some": {"pages": {"_lt": 60}}}}) == {"Bob"}
+
+
+def test_none_matches_items_without_such_related_items(reader: ItemReader) -> None:
+    assert matching(reader, {"books": {"_none": {"pages": {"_gt": 200}}}}) == {
+        "Bob",
+        "Cy",
+        "Dee",
+        "Eve",
+    }
+
+
+def test_conditions_in_one_to_many_group_hold_on_the_same_related_item(
+    reader: ItemReader,
+) -> None:
+    same_book = {"books": {"title": {"_eq": "Intro"}, "pages": {"_eq": 300}}}
+    assert matching(reader, same_book) == set()
+    any_books = {"_and": [{"books": {"title": "Intro"}}, {"books": {"pages": 300}}]}
+    assert matching(reader, any_books) == {"Ada"}
+
+
+def test_to_many_through_many_to_one(reader: ItemReader) -> None:
+    teams_with_bob = {"team": {"members": {"name": {"_eq": "Bob"}}}}
+    assert matching(reader, teams_with_bob) == {"Bob"}
+    no_young_member = {"team": {"members": {"_none": {"age": {"_lt": 30}}}}}
+    assert matching(reader, no_young_member) == {"Ada", "Cy", "Dee", "Eve"}
+
+
+def test_reading_a_collection_filtered_on_its_many_to_one(reader: ItemReader) -> None:
+    items = reader.list(
+        "books", ItemQuery(fields=("title",), filter=parse_filter({"author": {"age": {"_gt": 30}}}))
+    )
+    assert [item["title"] for item in items] == ["Intro", "Advanced"]
+
+
+# --- Search, sort, paging ---------------------------------------------------------------
+
+
+def test_search_is_case_insensitive_over_string_and_text_fields(reader: ItemReader) -> None:
+    assert matching(reader, None, search="upper") == {"Dee"}
+    assert matching(reader, None, search="ADA") == {"Ada"}
+
+
+def test_search_escapes_like_wildcards(reader: ItemReader) -> None:
+    assert matching(reader, None, search="50%") == {"Ada"}
+    assert matching(reader, None, search="_") == {"Bob"}
+
+
+def test_search_matches_numbers_exactly_when_the_term_is_a_number(reader: ItemReader) -> None:
+    assert matching(reader, None, search="36") == {"Ada"}
+    assert matching(reader, None, search="2.25") == {"Dee"}
+
+
+def test_search_matches_uuid_fields_when_the_term_is_a_uuid(reader: ItemReader) -> None:
+    assert matching(reader, None, search=ADA) == {"Ada", "Bob", "Cy"}
+
+
+def test_search_skips_concealed_fields(reader: ItemReader) -> None:
+    assert matching(reader, None, search="tok") == set()
+
+
+def test_default_sort_is_the_collections_sort_field(reader: ItemReader) -> None:
+    assert names(reader) == ["Ada", "Bob", "Cy", "Dee", "Eve"]
+
+
+def test_sort_descending_with_nulls_last(reader: ItemReader) -> None:
+    assert names(reader, sort=(("age", True),)) == ["Dee", "Ada", "Bob", "Eve", "Cy"]
+    assert names(reader, sort=(("age", False),)) == ["Cy", "Eve", "Bob", "Ada", "Dee"]
+
+
+def test_sort_by_several_fields_and_by_a_related_field(reader: ItemReader) -> None:
+    assert names(reader, sort=(("active", True), ("age", False))) == [
+        "Ada",
+        "Dee",
+        "Eve",
+        "Bob",
+        "Cy",
+    ]
+    by_team = names(reader, sort=(("team.name", False), ("name", True)))
+    assert by_team == ["Eve", "Cy", "Bob", "Dee", "Ada"]
+
+
+def test_limit_offset_and_page(reader: ItemReader) -> None:
+    assert names(reader, limit=2) == ["Ada", "Bob"]
+    assert names(reader, limit=2, offset=3) == ["Dee", "Eve"]
+    assert names(reader, limit=None, offset=4) == ["Eve"]
+    query = url("fields=name&limit=2&page=2")
+    assert [item["name"] for item in reader.list("authors", query)] == ["Cy", "Dee"]
+
+
+def test_counts_for_meta(reader: ItemReader) -> None:
+    restrict = parse_filter({"active": {"_nnull": True}})
+    assert reader.count("authors") == 5
+    assert reader.count("authors", restrict=restrict) == 4
+    young = parse_filter({"age": {"_lt": 40}})
+    assert reader.count("authors", filter=young, restrict=restrict) == 3
+    assert reader.count("authors", filter=young, search="b", restrict=restrict) == 1
+
+
+def test_restrict_and_keys_narrow_the_list(reader: ItemReader) -> None:
+    restrict = parse_filter({"mentor": {"_eq": ADA}})
+    items = reader.list("authors", ItemQuery(fields=("name",)), restrict=restrict)
+    assert [item["name"] for item in items] == ["Bob", "Cy"]
+    items = reader.list("authors", ItemQuery(fields=("name",)), restrict=restrict, keys=[BOB, DEE])
+    assert [item["name"] for item in items] == ["Bob"]
+
+
+def test_keys_of_the_wrong_type_match_nothing(reader: ItemReader) -> None:
+    assert reader.list("teams", ItemQuery(), keys=["one", None]) == []
+    assert reader.get("teams", "2") == {"id": 2, "name": "Blue", "city": None}
+
+
+def test_get_applies_the_restriction(reader: ItemReader) -> None:
+    restrict = parse_filter({"active": True})
+    assert reader.get("authors", BOB, ItemQuery(fields=("name",)), restrict=restrict) is None
+    assert reader.get("authors", ADA, ItemQuery(fields=("name",)), restrict=restrict) == {
+        "name": "Ada"
+    }
+
+
+def test_keys_where_a_field_holds_a_value(reader: ItemReader) -> None:
+    assert reader.keys_where("authors", "mentor", ADA) == [BOB, CY]
+    assert reader.keys_where("books", "author", "nobody") == []
+
+
+def test_max_key_of_an_integer_keyed_collection(reader: ItemReader) -> None:
+    assert reader.max_key("books") == 4
+    assert reader.count("books", keys=[1, 4, 99]) == 2
+
+
+def test_empty_in_list_of_a_permission_rule_matches_nothing(reader: ItemReader) -> None:
+    items = reader.list("authors", ItemQuery(), restrict=parse_filter({"id": {"_in": []}}))
+    assert items == []
+
+
+# --- Fields -----------------------------------------------------------------------------
+
+
+def test_star_reads_stored_fields_decoded_and_concealed_masked(reader: ItemReader) -> None:
+    ada = reader.get("authors", ADA)
+    assert ada == {
+        "id": ADA,
+        "name": "Ada",
+        "bio": "Counts 50% of it",
+        "age": 36,
+        "rating": 4.5,
+        "active": True,
+        "joined": "2024-01-10T08:00:00.000Z",
+        "settings": {"theme": "dark"},
+        "team": 1,
+        "mentor": None,
+        "password": CONCEALED,
+        "token": CONCEALED,
+    }
+    bob = reader.get("authors", BOB, ItemQuery(fields=("active", "settings", "password", "token")))
+    assert bob == {"active": False, "settings": None, "password": None, "token": None}
+
+
+def test_many_to_one_fields_nest_the_related_item(reader: ItemReader) -> None:
+    query = ItemQuery(fields=("name", "team.name", "mentor.*"), limit=None)
+    items = {item["name"]: item for item in reader.list("authors", query)}
+    assert items["Ada"]["team"] == {"name": "Red"}
+    assert items["Ada"]["mentor"] is None
+    assert items["Eve"]["team"] is None
+    assert items["Bob"]["mentor"]["name"] == "Ada"
+    assert items["Bob"]["mentor"]["password"] == CONCEALED
+
+
+def test_alias_fields_read_related_items_or_their_keys(reader: ItemReader) -> None:
+    query = ItemQuery(fields=("name", "books.title"), limit=None)
+    items = {item["name"]: item for item in reader.list("authors", query)}
+    assert items["Ada"]["books"] == [{"title": "Intro"}, {"title": "Advanced"}]
+    assert items["Cy"]["books"] == []
+    teams = reader.list("teams", ItemQuery(fields=("name", "members")))
+    assert teams == [
+        {"name": "Red", "members": [ADA, DEE]},
+        {"name": "Blue", "members": [BOB]},
+        {"name": "Green", "members": []},
+    ]
+
+
+def test_star_star_adds_one_level_of_relations(reader: ItemReader) -> None:
+    (bob,) = reader.list(
+        "authors", ItemQuery(fields=("*.*",), filter=parse_filter({"name": "Bob"}))
+    )
+    assert bob["team"] == {"id": 2, "name": "Blue", "city": None}
+    assert bob["mentor"]["name"] == "Ada"
+    assert [book["title"] for book in bob["books"]] == ["Notes"]
+
+
+def test_nested_fields_several_levels_deep(reader: ItemReader) -> None:
+    query = ItemQuery(fields=("title", "author.team.members.name"), limit=None)
+    books = {item["title"]: item for item in reader.list("books", query)}
+    assert books["Notes"]["author"] == {"team": {"members": [{"name": "Bob"}]}}
+    assert books["Orphan"]["author"] is None
+
+
+def test_unknown_fields_are_forbidden(reader: ItemReader) -> None:
+    with pytest.raises(FieldForbidden, match='field "nope" in collection "authors"'):
+        reader.list("authors", ItemQuery(fields=("nope",)))
+    with pytest.raises(FieldForbidden, match='field "nope" in collection "teams"'):
+        reader.list("authors", ItemQuery(fields=("team.nope",)))
+    with pytest.raises(FieldForbidden):
+        reader.list("authors", ItemQuery(filter=parse_filter({"nope": 1})))
+
+
+ALLOWED = {"authors": frozenset({"id", "name", "team"}), "teams": frozenset({"*"})}
+
+
+def test_star_expands_to_allowed_fields_only(reader: ItemReader) -> None:
+    items = reader.list("authors", ItemQuery(), keys=[DEE], allowed_fields=ALLOWED)
+    assert items == [{"id": DEE, "name": "Dee", "team": 1}]
+    (dee,) = reader.list("authors", ItemQuery(fields=("*.*",)), keys=[DEE], allowed_fields=ALLOWED)
+    assert dee == {"id": DEE, "name": "Dee", "team": {"id": 1, "name": "Red", "city": "Oslo"}}
+
+
+def test_naming_a_forbidden_field_is_forbidden(reader: ItemReader) -> None:
+    with pytest.raises(FieldForbidden, match='"age" in collection "authors"'):
+        reader.list("authors", ItemQuery(fields=("age",)), allowed_fields=ALLOWED)
+    with pytest.raises(FieldForbidden, match='"age"'):
+        reader.list("authors", ItemQuery(filter=parse_filter({"age": 1})), allowed_fields=ALLOWED)
+    with pytest.raises(FieldForbidden, match='"age"'):
+        reader.list("authors", ItemQuery(sort=(("age", False),)), allowed_fields=ALLOWED)
+    with pytest.raises(FieldForbidden, match='"books" in collection "authors"'):
+        reader.list("authors", ItemQuery(fields=("books.title",)), allowed_fields=ALLOWED)
+
+
+def test_search_only_looks_at_allowed_fields(reader: ItemReader) -> None:
+    query = ItemQuery(fields=("name",), search="upper")
+    assert reader.list("authors", query, allowed_fields=ALLOWED) == []
+    assert reader.count("authors", search="upper", allowed_fields=ALLOWED) == 0
+
+
+def test_a_restriction_may_use_fields_the_caller_cannot_read(reader: ItemReader) -> None:
+    restrict = parse_filter({"age": {"_gt": 40}})
+    items = reader.list("authors", ItemQuery(), restrict=restrict, allowed_fields=ALLOWED)
+    assert items == [{"id": DEE, "name": "Dee", "team": 1}]
+
+
+def test_related_item_rules_hide_related_items(reader: ItemReader) -> None:
+    rules = {"teams": parse_filter({"city": {"_nnull": True}})}
+    query = ItemQuery(fields=("name", "team.name"), limit=None)
+    teams = {i["name"]: i["team"] for i in reader.list("authors", query, restrict_related=rules)}
+    # Blue has no city, so Bob's team is hidden; Cy has none and Eve's is gone.
+    assert teams["Ada"] == teams["Dee"] == {"name": "Red"}
+    assert teams["Bob"] is teams["Cy"] is teams["Eve"] is None
+
+
+def test_invalid_values_are_query_errors_before_any_sql(reader: ItemReader) -> None:
+    with pytest.raises(QueryError, match="not a valid number"):
+        reader.list("authors", ItemQuery(filter=parse_filter({"age": {"_gt": "old"}})))
+    with pytest.raises(QueryError, match="field type does not contain"):
+        reader.count("authors", filter=parse_filter({"name": {"_gt": "a"}}))
