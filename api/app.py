@@ -2,9 +2,17 @@
 
 from aiohttp import web
 
-from api import epcis_capture, epcis_queries, server
+from api import (
+    auth,
+    epcis_capture,
+    epcis_queries,
+    me,
+    server,
+    system_collections,
+    user_flows,
+)
 from api.keys import TRACEPOINT
-from api.middleware import epcis_authentication, errors
+from api.middleware import authentication, errors
 from application.runtime import Tracepoint
 
 
@@ -13,12 +21,15 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     # The body limit is enforced per route (capture answers 413 with the limit); this is
     # only the outer bound aiohttp applies when a handler reads a whole body at once.
     app = web.Application(
-        middlewares=[errors, epcis_authentication],
+        middlewares=[errors, authentication],
         client_max_size=tracepoint.settings.capture_max_bytes + 1,
     )
     app[TRACEPOINT] = tracepoint
-    for table in (server.routes, epcis_capture.routes, epcis_queries.routes):
+    # `/users/me` and `/permissions/me` before the collections' `/{key}` routes.
+    platform = (auth.routes, user_flows.routes, me.routes)
+    for table in (server.routes, epcis_capture.routes, epcis_queries.routes, *platform):
         app.add_routes(table)
+    system_collections.add_routes(app)
     if manage_lifecycle:
 
         async def start(app: web.Application) -> None:

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from api.epcis_documents import DocumentRejected, limit_headers, read_document
 from api.epcis_responses import epcis_exception, invalid_document, json_response
-from api.keys import principal, service
+from api.keys import caller, service
 from application.capture import CaptureJobRow, CaptureLimitExceeded, InvalidDocument
 from domain.epcis.capture_job import ErrorBehaviour
 
@@ -50,10 +50,7 @@ class CaptureView(web.View):
         try:
             behaviour = _error_behaviour(request)
             document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
-            caller = principal(request)
-            outcome = await tracepoint.capture.capture(
-                document, behaviour, caller.user_id if caller else None
-            )
+            outcome = await tracepoint.capture.capture(document, behaviour, caller(request).user)
         except DocumentRejected as exc:
             return exc.response
         except CaptureLimitExceeded as exc:

@@ -8,7 +8,7 @@ import orjson
 from aiohttp import web
 
 from api.epcis_responses import EPCIS_VERSION_HEADERS, epcis_exception, json_response
-from api.keys import principal, service
+from api.keys import caller, service
 from application.errors import AlreadyExists, InvalidRequest, NotFound
 from application.event_queries import PAGING_PARAMETERS, EventPage
 from application.named_queries import NamedQueryRow
@@ -104,10 +104,9 @@ class NamedQueriesView(web.View):
             return epcis_exception(
                 400, "QueryValidationException", "The body needs 'name' and 'query'"
             )
-        caller = principal(request)
         try:
             row = await service(request).named_queries.define(
-                body["name"], body["query"], caller.user_id if caller else None
+                body["name"], body["query"], caller(request).user
             )
         except InvalidRequest as exc:
             return epcis_exception(400, "QueryValidationException", str(exc))
@@ -137,10 +136,9 @@ class NamedQueryView(web.View):
 
     async def delete(self) -> web.Response:
         """Delete the named query."""
-        caller = principal(self.request)
         try:
             await service(self.request).named_queries.delete(
-                self.request.match_info["name"], caller.user_id if caller else None
+                self.request.match_info["name"], caller(self.request).user
             )
         except NotFound as exc:
             return epcis_exception(404, "NoSuchNameException", str(exc))

@@ -2,11 +2,11 @@
 
 from aiohttp import web
 
-from application.authentication import Principal
 from application.runtime import Tracepoint
+from domain.access.policies import Accountability
 
 TRACEPOINT = web.AppKey("tracepoint", Tracepoint)
-PRINCIPAL = web.RequestKey("principal", Principal)
+ACCOUNTABILITY = web.RequestKey("accountability", Accountability)
 
 
 def service(request: web.Request) -> Tracepoint:
@@ -14,6 +14,6 @@ def service(request: web.Request) -> Tracepoint:
     return request.app[TRACEPOINT]
 
 
-def principal(request: web.Request) -> Principal | None:
-    """The authenticated caller of a request, if any."""
-    return request.get(PRINCIPAL)
+def caller(request: web.Request) -> Accountability:
+    """Who makes the request (the public when nobody signed in)."""
+    return request.get(ACCOUNTABILITY) or Accountability()

@@ -3,26 +3,26 @@
 import logging
 from collections.abc import Awaitable, Callable
 
-import orjson
 from aiohttp import web
 
 from api.epcis_responses import epcis_exception
-from api.keys import PRINCIPAL, service
+from api.keys import ACCOUNTABILITY, service
+from api.platform_requests import client_ip, extract_token
+from api.platform_responses import error_response, platform_error
+from application.epcis_access import require_epcis
+from application.errors import Forbidden, PlatformError
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 EPCIS_PREFIX = "/v2/epcis"
+#: What a user under a policy that enforces two-factor authentication may reach before
+#: enabling it: their own record and the setup endpoints.
+_TFA_SETUP = ("/users/me",)
 
 
 def _is_epcis(request: web.Request) -> bool:
     return request.path == EPCIS_PREFIX or request.path.startswith(EPCIS_PREFIX + "/")
-
-
-def platform_error(status: int, code: str, message: str) -> web.Response:
-    """The platform API's error envelope: `{"errors": [{"message", "extensions": {"code"}}]}`."""
-    body = {"errors": [{"message": message, "extensions": {"code": code}}]}
-    return web.Response(status=status, body=orjson.dumps(body), content_type="application/json")
 
 
 @web.middleware
@@ -35,40 +35,80 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return platform_error(404, "ROUTE_NOT_FOUND", "No such resource")
     try:
         return await handler(request)
+    except PlatformError as exc:
+        return error_response(exc)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        exception = {404: "NoSuchResourceException", 405: "ValidationException"}.get(
-            exc.status, "ValidationException"
-        )
-        message = exc.reason if exc.status != 404 else f"No resource at {request.path}"
         if _is_epcis(request):
+            exception = {404: "NoSuchResourceException"}.get(exc.status, "ValidationException")
+            message = exc.reason if exc.status != 404 else f"No resource at {request.path}"
             return epcis_exception(exc.status, exception, message)
-        code = {404: "ROUTE_NOT_FOUND", 405: "INVALID_PAYLOAD"}.get(exc.status, "INVALID_PAYLOAD")
-        return platform_error(exc.status, code, message)
+        if exc.status == 404:
+            return platform_error(
+                404,
+                "ROUTE_NOT_FOUND",
+                f"Route {request.path} doesn't exist.",
+                {"path": request.path},
+            )
+        if exc.status == 405:
+            return platform_error(405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed.")
+        return platform_error(exc.status, "INVALID_PAYLOAD", exc.reason)
     except Exception:
         log.exception("unhandled error on %s %s", request.method, request.path)
         if _is_epcis(request):
             return epcis_exception(500, "ImplementationException", "An internal error occurred")
-        return platform_error(500, "INTERNAL_SERVER_ERROR", "An internal error occurred")
+        return platform_error(500, "INTERNAL_SERVER_ERROR", "An unexpected error occurred.")
+
+
+def _epcis_action(request: web.Request) -> str:
+    """Storing events (and checking documents for it) is `create`; all else is `read`."""
+    if request.method == "POST" and request.path in (
+        f"{EPCIS_PREFIX}/capture",
+        f"{EPCIS_PREFIX}/validate",
+    ):
+        return "create"
+    return "read"
 
 
 @web.middleware
-async def epcis_authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Every `/v2/epcis` request carries `Authorization: Bearer <static token>`."""
-    if not _is_epcis(request):
+async def authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Resolve every request's caller.
+
+    The EPCIS API takes static tokens only, as `Authorization: Bearer`, and answers 401
+    without one; the platform API takes any token from the header, the `access_token`
+    parameter or the session cookie, and serves the public policies without one.
+    """
+    tracepoint = service(request)
+    ip = client_ip(request, tracepoint.settings.trust_proxy)
+    if _is_epcis(request):
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        challenge = {"WWW-Authenticate": 'Bearer realm="tracepoint"'}
+        if scheme.lower() != "bearer" or not token.strip():
+            return epcis_exception(
+                401,
+                "SecurityException",
+                "Authentication required: send Authorization: Bearer <static token>",
+                challenge,
+            )
+        try:
+            caller = await tracepoint.authenticator.static_caller(token.strip(), ip)
+        except PlatformError:
+            return epcis_exception(
+                401, "SecurityException", "The token is not a valid static token", challenge
+            )
+        try:
+            require_epcis(caller, _epcis_action(request))
+        except Forbidden as exc:
+            return epcis_exception(403, "SecurityException", exc.message)
+        request[ACCOUNTABILITY] = caller
         return await handler(request)
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    challenge = {"WWW-Authenticate": 'Bearer realm="tracepoint"'}
-    if scheme.lower() != "bearer" or not token.strip():
-        return epcis_exception(
-            401,
-            "SecurityException",
-            "Authentication required: send Authorization: Bearer <static token>",
-            challenge,
-        )
-    caller = await service(request).authenticator.by_static_token(token.strip())
-    if caller is None:
-        return epcis_exception(401, "SecurityException", "The token is not valid", challenge)
-    request[PRINCIPAL] = caller
+    if request.path == "/auth" or request.path.startswith(("/server/", "/auth/")):
+        # The server's probes and signing in need no caller; a stale access token sent
+        # along must not stop a client from refreshing it.
+        return await handler(request)
+    caller = await tracepoint.authenticator.caller(extract_token(request), ip)
+    if caller.must_enable_tfa and not request.path.startswith(_TFA_SETUP):
+        raise Forbidden("Two-factor authentication must be enabled first: see /users/me/tfa.")
+    request[ACCOUNTABILITY] = caller
     return await handler(request)

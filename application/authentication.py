@@ -1,102 +1,230 @@
-"""Who is calling: static bearer tokens resolved to users."""
+"""Signing in and out, refreshing, and resolving a request's token to its caller.
+
+Access tokens are short-lived JWTs; refresh and session tokens are opaque, random and
+stored only as digests; static tokens (a user's `token` field) never expire and are the
+only kind the EPCIS API accepts.
+"""
 
 import secrets
-import uuid
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from typing import Any, Literal
 
+from application.access import AccessService
 from application.blocking import BlockingRunner
-from application.read_model_follower import ReadModelFollower
-from domain.access.user import User
-from domain.epcis.timestamps import format_record_time
-from infrastructure.event_store import DuplicateAggregate, EventStore
-from infrastructure.passwords import hash_password, hash_token
-from projections.readers import ReadModels
+from application.errors import (
+    InvalidCredentials,
+    InvalidOtp,
+    InvalidPayload,
+    InvalidToken,
+    RequestsExceeded,
+    TokenExpired,
+    UserSuspended,
+)
+from domain.access.policies import Accountability
+from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
+from infrastructure.one_time_passwords import valid_otp
+from infrastructure.passwords import hash_password, hash_token, verify_password
+from infrastructure.session_store import SessionStore
+from projections.access_reader import UserCredentials
 
-#: The bootstrap admin's id is fixed, so processes starting together create it once.
-BOOTSTRAP_ADMIN_ID = str(uuid.uuid5(uuid.NAMESPACE_URL, "urn:tracepoint:bootstrap-admin"))
+Mode = Literal["json", "cookie", "session"]
+MODES: tuple[Mode, ...] = ("json", "cookie", "session")
+
+#: Verified when the e-mail is unknown, so an unknown address costs what a known one does.
+_DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
 
 
 @dataclass(frozen=True)
-class Principal:
-    """An authenticated caller."""
+class TokenLifetimes:
+    """Seconds each kind of token lives."""
 
-    user_id: str
-    email: str
-    admin_access: bool
+    access: float
+    refresh: float
+    session: float
 
 
 @dataclass(frozen=True)
-class BootstrapCredentials:
-    """The first admin's credentials, shown once when the service generated them."""
+class SignIn:
+    """What a login or refresh hands out; which parts travel where depends on the mode."""
 
-    email: str
-    password: str | None
-    token: str | None
-    generated: bool
+    mode: Mode
+    #: The JWT; in session mode it is the session cookie's value.
+    access_token: str
+    #: The opaque refresh token (json: in the body; cookie: in a cookie; session: unused).
+    refresh_token: str | None
+    #: Lifetime of the access token in milliseconds.
+    expires: int
 
 
 class Authenticator:
-    """Resolves static tokens to active users."""
-
-    def __init__(self, read_models: ReadModels, blocking: BlockingRunner) -> None:
-        self._read_models = read_models
-        self._blocking = blocking
-
-    async def by_static_token(self, token: str) -> Principal | None:
-        """The active user holding this static token, or None."""
-        if not token:
-            return None
-        row = await self._blocking.run(self._read_models.user_by_token_hash, hash_token(token))
-        if row is None or row.status != "active":
-            return None
-        return Principal(row.id, row.email, row.admin_access)
-
-
-class AdminBootstrap:
-    """Creates the first admin on a fresh installation."""
+    """Logins, refreshes, logouts, and the caller behind a token."""
 
     def __init__(
         self,
-        store: EventStore,
-        read_models: ReadModels,
-        follower: ReadModelFollower,
+        access: AccessService,
+        sessions: SessionStore,
+        tokens: AccessTokens,
+        blocking: BlockingRunner,
+        lifetimes: TokenLifetimes,
         *,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        on_failed_login: Callable[[str | None, UserCredentials | None], Awaitable[None]],
+        retry_after: Callable[[str | None], int],
+        failures_per_minute: int,
+        on_login: Callable[[str], None],
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        self._store = store
-        self._read_models = read_models
-        self._follower = follower
+        self._access = access
+        self._sessions = sessions
+        self._tokens = tokens
+        self._blocking = blocking
+        self.lifetimes = lifetimes
+        self._on_failed_login = on_failed_login
+        self._retry_after = retry_after
+        self._failures_per_minute = failures_per_minute
+        self._on_login = on_login
         self._clock = clock
 
-    def ensure_admin(
-        self, email: str | None, password: str | None, token: str | None
-    ) -> BootstrapCredentials | None:
-        """Register the bootstrap admin unless users exist; generate what is not given.
+    # -- resolving callers -----------------------------------------------------------
 
-        Returns the credentials when this call created the admin, else None.
+    async def caller(self, token: str | None, ip: str | None) -> Accountability:
+        """The accountability behind a token of any kind; the public one without a token.
+
+        An expired JWT is TOKEN_EXPIRED, a forged one INVALID_TOKEN; an unknown static
+        token, or a token of a user who may no longer sign in, INVALID_CREDENTIALS.
         """
-        try:
-            self._store.get(User.create_id(BOOTSTRAP_ADMIN_ID))
-            return None
-        except KeyError:
-            pass
-        generated = not (email and password and token)
-        email = email or "admin@tracepoint.local"
-        password = password or secrets.token_urlsafe(18)
-        token = token or secrets.token_urlsafe(32)
-        user = User(
-            user_id=BOOTSTRAP_ADMIN_ID,
-            email=email,
-            password_hash=hash_password(password),
-            token_hash=hash_token(token),
-            admin_access=True,
-            status="active",
-            registered_at=format_record_time(self._clock()),
+        if not token:
+            return await self._access.public(ip)
+        if not self._tokens.is_ours(token):
+            return await self.static_caller(token, ip)
+        claims = self._verified(token)
+        user_id = claims.get("id")
+        if not isinstance(user_id, str):
+            raise InvalidToken()
+        session = claims.get("session")
+        if session is not None:
+            # Session tokens can be revoked: the session must still be there.
+            found = await self._blocking.run(self._sessions.find, str(session), self._clock())
+            if found is None or found.user_id != user_id:
+                raise InvalidCredentials()
+        user = await self._blocking.run(self._access.reader.user, user_id)
+        if user is None or user.status != "active":
+            raise InvalidCredentials()
+        return await self._access.for_user(user, ip, "session" if session else "jwt")
+
+    async def static_caller(self, token: str, ip: str | None) -> Accountability:
+        """The accountability of an active user's static token; INVALID_CREDENTIALS else."""
+        user = await self._blocking.run(self._access.reader.user_by_token_hash, hash_token(token))
+        if user is None or user.status != "active":
+            raise InvalidCredentials()
+        return await self._access.for_user(user, ip, "static")
+
+    # -- signing in and out ----------------------------------------------------------
+
+    async def login(
+        self,
+        email: str,
+        password: str,
+        otp: str | None,
+        mode: Mode,
+        ip: str | None,
+        user_agent: str | None,
+    ) -> SignIn:
+        """Check the credentials (and the one-time password of a user with two-factor
+        authentication) and open a session.
+
+        Every failure costs the same time and says the same thing, whether or not the
+        e-mail exists; an address that failed too often in the last minute must wait.
+        """
+        wait = self._retry_after(ip)
+        if wait:
+            raise RequestsExceeded(wait, self._failures_per_minute)
+        user = await self._blocking.run(self._access.reader.user_by_email, email)
+        stored = user.password_hash if user is not None else None
+        matches = await self._blocking.run(verify_password, stored or _DUMMY_HASH, password)
+        if user is None or stored is None or not matches or user.status != "active":
+            await self._on_failed_login(ip, user)
+            raise InvalidCredentials()
+        if user.tfa_secret and (otp is None or not valid_otp(user.tfa_secret, otp)):
+            if otp is not None:
+                # Guessing codes is slowed down like guessing passwords.
+                await self._on_failed_login(ip, user)
+            raise InvalidOtp()
+        return await self.open_session(user, mode, ip, user_agent)
+
+    async def open_session(
+        self, user: UserCredentials, mode: Mode, ip: str | None, user_agent: str | None
+    ) -> SignIn:
+        """Tokens for a user who has proved who they are."""
+        self._on_login(user.id)
+        refresh = secrets.token_urlsafe(48)
+        lifetime = self.lifetimes.session if mode == "session" else self.lifetimes.refresh
+        await self._blocking.run(
+            self._sessions.create, refresh, user.id, self._clock() + lifetime, ip, user_agent
         )
+        return await self._sign_in(user, mode, refresh)
+
+    async def refresh(self, token: str | None, mode: Mode) -> SignIn:
+        """New tokens for a live refresh (or session) token, which stops working at once."""
+        if not token:
+            raise InvalidPayload("The refresh token is required in either the payload or cookie")
+        old = self._session_of(token) if mode == "session" else token
+        lifetime = self.lifetimes.session if mode == "session" else self.lifetimes.refresh
+        new = secrets.token_urlsafe(48)
+        now = self._clock()
+        user_id = await self._blocking.run(self._sessions.rotate, old, new, now, now + lifetime)
+        if user_id is None:
+            raise InvalidCredentials()
+        user = await self._blocking.run(self._access.reader.user, user_id)
+        if user is None or user.status != "active":
+            await self._blocking.run(self._sessions.end, new)
+            if user is not None and user.status == "suspended":
+                raise UserSuspended()
+            raise InvalidCredentials()
+        return await self._sign_in(user, mode, new)
+
+    async def logout(self, token: str | None, mode: Mode) -> None:
+        """End the session of a refresh or session token; unknown tokens change nothing."""
+        if not token:
+            raise InvalidPayload("The refresh token is required in either the payload or cookie")
+        refresh = token
+        if mode == "session":
+            try:
+                refresh = self._session_of(token)
+            except (InvalidToken, TokenExpired):
+                return
+        await self._blocking.run(self._sessions.end, refresh)
+
+    def _verified(self, token: str) -> dict[str, Any]:
         try:
-            self._store.save(user)
-        except DuplicateAggregate:
-            return None
-        return BootstrapCredentials(email, password, token, generated)
+            return self._tokens.verify(token)
+        except ExpiredAccessToken as exc:
+            raise TokenExpired() from exc
+        except BadAccessToken as exc:
+            raise InvalidToken() from exc
+
+    def _session_of(self, session_token: str) -> str:
+        session = self._verified(session_token).get("session")
+        if not isinstance(session, str):
+            raise InvalidToken()
+        return session
+
+    async def _sign_in(self, user: UserCredentials, mode: Mode, refresh: str) -> SignIn:
+        caller = await self._access.for_user(user, None, "jwt")
+        claims: dict[str, object] = {
+            "id": user.id,
+            "role": user.role,
+            "app_access": caller.app,
+            "admin_access": caller.admin,
+        }
+        lifetime = self.lifetimes.access
+        if mode == "session":
+            claims["session"] = refresh
+            lifetime = self.lifetimes.session
+        return SignIn(
+            mode=mode,
+            access_token=self._tokens.issue(claims, lifetime),
+            refresh_token=None if mode == "session" else refresh,
+            expires=int(lifetime * 1000),
+        )

@@ -11,3 +11,118 @@ class AlreadyExists(Exception):
 
 class InvalidRequest(ValueError):
     """The request is well-formed but its content is not acceptable."""
+
+
+class PlatformError(Exception):
+    """A failure of the platform API, named by its Directus error code.
+
+    `extensions` travel to the client next to the code; the API maps codes to statuses.
+    """
+
+    code = "INTERNAL_SERVER_ERROR"
+    default_message = "An unexpected error occurred."
+
+    def __init__(self, message: str | None = None, **extensions: object) -> None:
+        super().__init__(message or self.default_message)
+        self.message = message or self.default_message
+        self.extensions = extensions
+
+
+class Forbidden(PlatformError):
+    """No permission, or nothing there: the two are not told apart."""
+
+    code = "FORBIDDEN"
+    default_message = "You don't have permission to access this."
+
+
+class InvalidPayload(PlatformError):
+    """The request body is not acceptable."""
+
+    code = "INVALID_PAYLOAD"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"Invalid payload. {reason.rstrip('.')}.", reason=reason)
+
+
+class InvalidQuery(PlatformError):
+    """A query parameter is not acceptable."""
+
+    code = "INVALID_QUERY"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"Invalid query. {reason.rstrip('.')}.", reason=reason)
+
+
+class InvalidCredentials(PlatformError):
+    """Wrong e-mail, password or token, or a user who may not sign in."""
+
+    code = "INVALID_CREDENTIALS"
+    default_message = "Invalid user credentials."
+
+
+class InvalidOtp(PlatformError):
+    """A one-time password is missing or wrong."""
+
+    code = "INVALID_OTP"
+    default_message = "Invalid user OTP."
+
+
+class InvalidToken(PlatformError):
+    """A token that is not ours or was tampered with."""
+
+    code = "INVALID_TOKEN"
+    default_message = "Invalid token."
+
+
+class TokenExpired(PlatformError):
+    """A token past its lifetime."""
+
+    code = "TOKEN_EXPIRED"
+    default_message = "Token expired."
+
+
+class UserSuspended(PlatformError):
+    """The user was suspended."""
+
+    code = "USER_SUSPENDED"
+    default_message = "User suspended."
+
+
+class RecordNotUnique(PlatformError):
+    """A value that must be unique is taken."""
+
+    code = "RECORD_NOT_UNIQUE"
+
+    def __init__(self, collection: str, field: str, value: object) -> None:
+        super().__init__(
+            f'Value "{value}" for field "{field}" in collection "{collection}" has to be unique.',
+            collection=collection,
+            field=field,
+        )
+
+
+class FailedValidation(PlatformError):
+    """A value breaks a validation rule."""
+
+    code = "FAILED_VALIDATION"
+
+
+class RequestsExceeded(PlatformError):
+    """Too many requests; `retry_after` seconds until the next is accepted."""
+
+    code = "REQUESTS_EXCEEDED"
+
+    def __init__(self, retry_after: int, limit: int) -> None:
+        super().__init__(
+            f"Too many requests, retry after {retry_after}s.", limit=limit, reset=retry_after
+        )
+        self.retry_after = retry_after
+
+
+class Unprocessable(PlatformError):
+    """The request is understood but would leave the service in a state it refuses."""
+
+    code = "UNPROCESSABLE_CONTENT"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"Can't process content. {reason.rstrip('.')}.", reason=reason)

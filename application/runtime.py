@@ -3,28 +3,56 @@
 import logging
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 
-from application.authentication import AdminBootstrap, Authenticator, BootstrapCredentials
+from application.access import AccessService
+from application.authentication import Authenticator, TokenLifetimes
 from application.blocking import BlockingRunner
+from application.bootstrap import AdminBootstrap, BootstrapCredentials
 from application.capture import CaptureService
+from application.errors import Unprocessable
 from application.event_analysis import EventAnalyser
 from application.event_queries import EventQueryService
+from application.items import CollectionRules, ItemsService
+from application.login_throttle import LoginThrottle
 from application.named_queries import NamedQueryService
+from application.outbox import Outbox
 from application.page_tokens import PageTokens
 from application.read_model_follower import ReadModelFollower
+from application.system_collections import (
+    EXTRA_PERMISSION_COLLECTIONS,
+    NotificationsRules,
+    PermissionsRules,
+    PoliciesRules,
+    RolesRules,
+    UsersRules,
+)
+from application.user_flows import FlowSettings, UserFlows, allow_list
+from domain.access.collections import SYSTEM_COLLECTIONS
+from domain.access.policies import SYSTEM
+from domain.collections.query import ItemQuery
+from domain.collections.schema import Schema
+from infrastructure.access_tokens import AccessTokens
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import EventStore
 from infrastructure.instance_store import InstanceStore
+from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
+from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
+from projections.access_reader import AccessReader, UserCredentials
 from projections.capture_jobs import CaptureJobsProjection
 from projections.epcis_event_reader import EpcisEventReader
 from projections.epcis_events import EpcisEventsProjection
+from projections.item_queries import ItemReader
 from projections.named_queries import NamedQueriesProjection
 from projections.readers import ReadModels
+from projections.records import RecordsProjection
 from projections.runner import ProjectionRunner
-from projections.users import UsersProjection
+
+#: The collections of the platform API.
+SCHEMA = Schema(SYSTEM_COLLECTIONS)
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +69,21 @@ class Health:
         return not self.failing
 
 
+def _mailer(settings: Settings) -> Mailer:
+    """SMTP when a host is set; else .eml files a newcomer can open."""
+    if settings.email_smtp_host:
+        password = settings.email_smtp_password
+        return SmtpMailer(
+            host=settings.email_smtp_host,
+            port=settings.email_smtp_port,
+            sender=settings.email_from,
+            user=settings.email_smtp_user,
+            password=password.get_secret_value() if password else None,
+            secure=settings.email_smtp_secure,
+        )
+    return FileMailer(Path(settings.mail_dir), settings.email_from)
+
+
 def build_projection_runner(
     store: EventStore, database: Database, batch_size: int
 ) -> ProjectionRunner:
@@ -49,9 +92,11 @@ def build_projection_runner(
         EpcisEventsProjection(),
         CaptureJobsProjection(),
         NamedQueriesProjection(),
-        UsersProjection(),
+        RecordsProjection(tuple(SCHEMA)),
     ]
-    return ProjectionRunner(store, database, projections, batch_size=batch_size)
+    # Before access control, a projection named "users" kept a narrower users table.
+    retired = {"users": ("users",)}
+    return ProjectionRunner(store, database, projections, batch_size=batch_size, retired=retired)
 
 
 class Tracepoint:
@@ -108,8 +153,77 @@ class Tracepoint:
             self.blocking,
             read_your_writes_timeout=settings.read_your_writes_timeout,
         )
-        self.authenticator = Authenticator(self.read_models, self.blocking)
+        self.sessions = SessionStore(self.database)
+        self.outbox = Outbox(_mailer(settings))
+        access_reader = AccessReader(self.database)
+        self.items = ItemsService(
+            self.store,
+            ItemReader(self.database, SCHEMA),
+            SCHEMA,
+            self._collection_rules(access_reader),
+            self.follower,
+            self.blocking,
+            read_your_writes_timeout=settings.read_your_writes_timeout,
+        )
+        self.login_throttle = LoginThrottle(
+            settings.login_failures_per_minute, settings.login_attempts
+        )
+        tokens = AccessTokens(secret.encode())
+        self.authenticator = Authenticator(
+            AccessService(access_reader, self.blocking),
+            self.sessions,
+            tokens,
+            self.blocking,
+            TokenLifetimes(
+                access=settings.access_token_ttl,
+                refresh=settings.refresh_token_ttl,
+                session=settings.session_cookie_ttl,
+            ),
+            on_failed_login=self._failed_login,
+            retry_after=self.login_throttle.retry_after,
+            failures_per_minute=settings.login_failures_per_minute,
+            on_login=self.login_throttle.succeeded,
+        )
+        self.user_flows = UserFlows(
+            self.items,
+            access_reader,
+            tokens,
+            self.outbox,
+            FlowSettings(
+                public_url=settings.public_url,
+                register_urls=allow_list(settings.user_register_url_allow_list),
+                invite_urls=allow_list(settings.user_invite_url_allow_list),
+                reset_urls=allow_list(settings.password_reset_url_allow_list),
+                public_registration=settings.public_registration,
+                registration_role=settings.public_registration_role,
+                verify_email=settings.public_registration_verify_email,
+            ),
+            self.blocking,
+        )
         self.bootstrap_credentials: BootstrapCredentials | None = None
+
+    def _collection_rules(self, access_reader: AccessReader) -> dict[str, CollectionRules]:
+        names = [c.name for c in SCHEMA] + list(EXTRA_PERMISSION_COLLECTIONS)
+        return {
+            "users": UsersRules(access_reader, self.sessions, self.blocking),
+            "roles": RolesRules(),
+            "policies": PoliciesRules(),
+            "permissions": PermissionsRules(lambda: names),
+            "notifications": NotificationsRules(access_reader, self.blocking, self.outbox),
+        }
+
+    async def _failed_login(self, ip: str | None, user: UserCredentials | None) -> None:
+        """Count a failed login; suspend the account once it failed too often in a row."""
+        if not self.login_throttle.failed(ip, user.id if user else None) or user is None:
+            return
+        try:
+            await self.items.update(
+                SYSTEM, "users", [user.id], {"status": "suspended"}, ItemQuery(fields=("id",))
+            )
+        except Unprocessable:
+            # Guessing must not lock everybody out: the last administrator stays active
+            # (the per-address limit still slows the guesser down).
+            log.warning("not suspending %s, the last active administrator", user.id)
 
     @classmethod
     def from_environment(cls) -> "Tracepoint":
@@ -119,7 +233,7 @@ class Tracepoint:
     async def start(self) -> None:
         """Create the bootstrap admin if needed and start following the log."""
         self.bootstrap_credentials = await self.blocking.run(
-            AdminBootstrap(self.store, self.read_models, self.follower).ensure_admin,
+            AdminBootstrap(self.store).ensure_admin,
             self.settings.admin_email,
             self.settings.admin_password.get_secret_value()
             if self.settings.admin_password
@@ -132,6 +246,7 @@ class Tracepoint:
     async def stop(self) -> None:
         """Stop background work and close every connection."""
         await self.follower.stop()
+        await self.outbox.flush()
         self.close()
 
     def close(self) -> None:

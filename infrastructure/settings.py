@@ -1,9 +1,20 @@
 """Service settings, read from `TRACEPOINT_*` environment variables."""
 
 import os
+from typing import Annotated
 
-from pydantic import Field, SecretStr
+from pydantic import AliasChoices, BeforeValidator, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from infrastructure.durations import parse_duration
+
+#: Seconds; in the environment written `900000` (milliseconds), `15m`, `12h` or `7d`.
+Duration = Annotated[float, BeforeValidator(parse_duration)]
+
+
+def _spec_name(name: str) -> AliasChoices:
+    """Settings the interface specification names keep its name (and ours works too)."""
+    return AliasChoices(name, f"TRACEPOINT_{name}", name.lower())
 
 
 class Settings(BaseSettings):
@@ -44,3 +55,75 @@ class Settings(BaseSettings):
         default=0.5, gt=0, description="Seconds between polls of the event log."
     )
     database_pool_size: int = Field(default=8, ge=1)
+
+    access_token_ttl: Duration = Field(
+        default=15 * 60.0,
+        validation_alias=_spec_name("ACCESS_TOKEN_TTL"),
+        description="Lifetime of access tokens.",
+    )
+    refresh_token_ttl: Duration = Field(
+        default=7 * 86_400.0,
+        validation_alias=_spec_name("REFRESH_TOKEN_TTL"),
+        description="Lifetime of refresh tokens (json and cookie modes).",
+    )
+    session_cookie_ttl: Duration = Field(
+        default=86_400.0,
+        validation_alias=_spec_name("SESSION_COOKIE_TTL"),
+        description="Lifetime of session-mode tokens and cookies.",
+    )
+    cookie_secure: bool = Field(
+        default=False, description="Send the auth cookies only over HTTPS (set it in production)."
+    )
+    trust_proxy: bool = Field(
+        default=False,
+        description="Take the client address from X-Forwarded-For (behind a reverse proxy).",
+    )
+    login_failures_per_minute: int = Field(
+        default=10, ge=1, description="Failed logins a client address may make per minute."
+    )
+    login_attempts: int = Field(
+        default=25,
+        ge=1,
+        description="Consecutive failed logins after which an account is suspended.",
+    )
+
+    public_url: str = Field(
+        default="http://127.0.0.1:8080",
+        validation_alias=_spec_name("PUBLIC_URL"),
+        description="Where the service is reached; links in e-mails start with it.",
+    )
+    email_smtp_host: str | None = Field(
+        default=None, validation_alias=_spec_name("EMAIL_SMTP_HOST")
+    )
+    email_smtp_port: int = Field(default=587, validation_alias=_spec_name("EMAIL_SMTP_PORT"))
+    email_smtp_user: str | None = Field(
+        default=None, validation_alias=_spec_name("EMAIL_SMTP_USER")
+    )
+    email_smtp_password: SecretStr | None = Field(
+        default=None, validation_alias=_spec_name("EMAIL_SMTP_PASSWORD")
+    )
+    email_smtp_secure: bool = Field(default=False, validation_alias=_spec_name("EMAIL_SMTP_SECURE"))
+    email_from: str = Field(
+        default="no-reply@tracepoint.local", validation_alias=_spec_name("EMAIL_FROM")
+    )
+    mail_dir: str = Field(
+        default="./var/mail", description="Where mail goes as .eml files when SMTP is not set."
+    )
+    user_register_url_allow_list: str = Field(
+        default="", validation_alias=_spec_name("USER_REGISTER_URL_ALLOW_LIST")
+    )
+    user_invite_url_allow_list: str = Field(
+        default="", validation_alias=_spec_name("USER_INVITE_URL_ALLOW_LIST")
+    )
+    password_reset_url_allow_list: str = Field(
+        default="", validation_alias=_spec_name("PASSWORD_RESET_URL_ALLOW_LIST")
+    )
+    public_registration: bool = Field(
+        default=False, description="Whether anyone may register through /users/register."
+    )
+    public_registration_role: str | None = Field(
+        default=None, description="The role given to users who register themselves."
+    )
+    public_registration_verify_email: bool = Field(
+        default=True, description="Registered users must confirm their e-mail address first."
+    )

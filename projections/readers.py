@@ -1,4 +1,4 @@
-"""Small read-model lookups: capture jobs, named queries, users."""
+"""Small read-model lookups: capture jobs and named queries."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -32,16 +32,6 @@ class NamedQueryRow:
     query: dict[str, list[str]]
     user_created: str | None
     date_created: str
-
-
-@dataclass(frozen=True)
-class UserRow:
-    """What authentication needs to know about a user."""
-
-    id: str
-    email: str
-    admin_access: bool
-    status: str
 
 
 def _job(row: tuple[Any, ...]) -> CaptureJobRow:
@@ -109,17 +99,3 @@ class ReadModels:
                 "SELECT name, query, user_created, date_created FROM epcis_queries ORDER BY name"
             )
         return [NamedQueryRow(r[0], orjson.loads(r[1]), r[2], r[3]) for r in rows]
-
-    def user_by_token_hash(self, token_hash: str) -> UserRow | None:
-        """The user whose static token hashes to this value, or None."""
-        with self._db.transaction(write=False) as conn:
-            row = conn.fetchone(
-                "SELECT id, email, admin_access, status FROM users WHERE token_hash = ?",
-                (token_hash,),
-            )
-        return UserRow(row[0], row[1], bool(row[2]), row[3]) if row else None
-
-    def user_count(self) -> int:
-        """How many users exist."""
-        with self._db.transaction(write=False) as conn:
-            return int(conn.fetchval("SELECT COUNT(*) FROM users") or 0)

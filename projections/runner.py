@@ -2,7 +2,7 @@
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import EventStore, LoggedEvent
@@ -43,10 +43,13 @@ class ProjectionRunner:
         database: Database,
         projections: Sequence[Projection],
         batch_size: int = 1000,
+        retired: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self._store = store
         self._db = database
         self.projections = tuple(projections)
+        # Projections of earlier versions, by name, with the tables they owned.
+        self._retired = dict(retired or {})
         self._batch_size = batch_size
         self._lock = threading.Lock()
         self._reached = 0
@@ -68,6 +71,12 @@ class ProjectionRunner:
 
     def _create(self, conn: Connection) -> None:
         conn.execute(_POSITIONS_DDL)
+        for name, tables in self._retired.items():
+            # A table a retired projection owned may be reused under a new shape.
+            if conn.fetchval("SELECT 1 FROM projection_positions WHERE name = ?", (name,)):
+                for table in tables:
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
+                conn.execute("DELETE FROM projection_positions WHERE name = ?", (name,))
         for projection in self.projections:
             projection.create_tables(conn)
             conn.execute(

@@ -1,0 +1,69 @@
+"""Reading platform requests: the caller's address and token, JSON bodies, queries."""
+
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from application.errors import InvalidPayload, InvalidQuery
+from domain.collections.query import ItemQuery, QueryError, parse_query, query_from_object
+
+SESSION_COOKIE = "platform_session_token"
+REFRESH_COOKIE = "platform_refresh_token"
+
+
+def client_ip(request: web.Request, trust_proxy: bool) -> str | None:
+    """The client's address: the connection's peer, or behind a trusted proxy the first
+    address of X-Forwarded-For."""
+    if trust_proxy:
+        forwarded = request.headers.get("X-Forwarded-For", "").split(",")[0].strip()
+        if forwarded:
+            return forwarded
+    return request.remote
+
+
+def extract_token(request: web.Request) -> str | None:
+    """The access token of a request: `access_token` in the query, a Bearer header, or
+    (when neither is there) the session cookie. A query token and a header together are
+    refused, as RFC 6750 asks."""
+    query = request.query.get("access_token")
+    scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+    header = value.strip() if scheme.lower() == "bearer" else None
+    if query and header:
+        raise InvalidPayload("The request uses more than one method for including an access token")
+    return query or header or request.cookies.get(SESSION_COOKIE) or None
+
+
+async def read_json(request: web.Request) -> Any:
+    """The decoded JSON body; INVALID_PAYLOAD when it is missing or malformed."""
+    raw = await request.read()
+    if not raw.strip():
+        raise InvalidPayload("Payload in body is required")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidPayload(f"Invalid JSON: {exc}") from exc
+
+
+def item_query(request: web.Request) -> ItemQuery:
+    """The global query parameters of a request."""
+    try:
+        return parse_query(list(request.query.items()))
+    except QueryError as exc:
+        raise InvalidQuery(str(exc)) from exc
+
+
+def search_query(body: Any) -> tuple[ItemQuery, list[Any] | None]:
+    """The query and keys of a SEARCH body `{"query": {...}, "keys": [...]}`."""
+    if not isinstance(body, dict) or set(body) - {"query", "keys"}:
+        raise InvalidPayload('The body may hold only "query" and "keys"')
+    keys = body.get("keys")
+    if keys is not None and not isinstance(keys, list):
+        raise InvalidPayload('"keys" must be a list')
+    raw = body.get("query", {})
+    if not isinstance(raw, dict):
+        raise InvalidPayload('"query" must be an object')
+    try:
+        return query_from_object(raw), keys
+    except QueryError as exc:
+        raise InvalidQuery(str(exc)) from exc

@@ -1,0 +1,97 @@
+"""`/users/register`, `/users/invite` and `/users/me/tfa`: the flows that reach users by
+e-mail or one-time passwords."""
+
+from typing import Any
+
+from aiohttp import web
+
+from api.keys import caller, service
+from api.platform_requests import read_json
+from api.platform_responses import data_response, no_content
+from application.errors import InvalidPayload
+
+routes = web.RouteTableDef()
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    body = await read_json(request)
+    if not isinstance(body, dict):
+        raise InvalidPayload("The body must be a JSON object")
+    return body
+
+
+def _text(body: dict[str, Any], name: str) -> str:
+    value = body.get(name)
+    if not isinstance(value, str) or not value:
+        raise InvalidPayload(f'"{name}" is required')
+    return value
+
+
+@routes.post("/users/register")
+async def register(request: web.Request) -> web.Response:
+    """Register oneself (when public registration is on); a verification mail follows."""
+    body = await _body(request)
+    await service(request).user_flows.register(
+        _text(body, "email"),
+        _text(body, "password"),
+        body.get("first_name"),
+        body.get("last_name"),
+        body.get("verification_url"),
+    )
+    return no_content()
+
+
+@routes.get("/users/register/verify-email")
+async def verify_email(request: web.Request) -> web.Response:
+    """Activate a registered user with the token of their verification mail."""
+    token = request.query.get("token", "")
+    if not token:
+        raise InvalidPayload('"token" is required')
+    await service(request).user_flows.verify_email(token)
+    return no_content()
+
+
+@routes.post("/users/invite")
+async def invite(request: web.Request) -> web.Response:
+    """Invite users by e-mail with a role (needs create on users)."""
+    body = await _body(request)
+    await service(request).user_flows.invite(
+        caller(request), body.get("email"), body.get("role"), body.get("invite_url")
+    )
+    return no_content()
+
+
+@routes.post("/users/invite/accept")
+async def accept_invite(request: web.Request) -> web.Response:
+    """Set the invited user's password and activate them."""
+    body = await _body(request)
+    await service(request).user_flows.accept_invite(_text(body, "token"), _text(body, "password"))
+    return no_content()
+
+
+@routes.post("/users/me/tfa/generate")
+async def generate_tfa(request: web.Request) -> web.Response:
+    """A new TOTP secret and its otpauth:// URL (nothing is stored yet)."""
+    body = await _body(request)
+    secret, url = await service(request).user_flows.generate_tfa(
+        caller(request), _text(body, "password")
+    )
+    return data_response({"secret": secret, "otpauth_url": url})
+
+
+@routes.post("/users/me/tfa/enable")
+async def enable_tfa(request: web.Request) -> web.Response:
+    """Turn two-factor authentication on with a secret and a code it produced."""
+    body = await _body(request)
+    await service(request).user_flows.enable_tfa(
+        caller(request), _text(body, "secret"), _text(body, "otp")
+    )
+    return no_content()
+
+
+@routes.post("/users/me/tfa/disable")
+async def disable_tfa(request: web.Request) -> web.Response:
+    """Turn two-factor authentication off with a current code."""
+    body = await _body(request)
+    await service(request).user_flows.disable_tfa(caller(request), _text(body, "otp"))
+    return no_content()

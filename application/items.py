@@ -1,0 +1,782 @@
+"""Items of the platform collections: list, read, create, update and delete, with the
+caller's permissions applied the way Directus applies them.
+
+Every write becomes record events appended in one transaction; reads come from the
+collections' tables, which the records projection keeps; a write answers once its
+events are in those tables.
+"""
+
+import contextlib
+import dataclasses
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from application.blocking import BlockingRunner
+from application.errors import (
+    FailedValidation,
+    Forbidden,
+    InvalidPayload,
+    InvalidQuery,
+    RecordNotUnique,
+)
+from application.read_model_follower import ReadModelFollower
+from domain.access.policies import Accountability, CollectionAccess
+from domain.collections.payload import PayloadError, check_payload, missing_required
+from domain.collections.query import (
+    FieldForbidden,
+    Filter,
+    ItemQuery,
+    QueryError,
+    VariableContext,
+    format_datetime,
+    matches,
+    parse_filter,
+    resolve_variables,
+    validate,
+)
+from domain.collections.schema import Alias, Collection, FieldType, Schema
+from domain.records.record import Record, RecordDeleted
+from domain.records.unique_value import UniqueValue, ValueTaken
+from infrastructure.event_store import DuplicateAggregate, EventStore
+from projections.item_queries import ItemReader
+
+Item = dict[str, Any]
+
+#: Attempts at a write that lost a race (a taken integer key, a concurrent change).
+WRITE_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class ItemList:
+    """A page of items and, when asked for, their counts."""
+
+    items: list[Item]
+    meta: dict[str, int] | None
+
+
+class CollectionRules:
+    """What a collection adds to plain storage: derived values, cascades, guards.
+
+    The base class adds nothing; system collections subclass it.
+    """
+
+    #: Aliases a payload may write (to-many relations through their foreign key).
+    writable_aliases: frozenset[str] = frozenset()
+
+    def prepare(self, values: Item, *, creating: bool) -> Item:
+        """Values as they are stored: hash secrets, normalise, fill defaults."""
+        return values
+
+    def unique_value(self, field: str, value: Any) -> str:
+        """The form in which a unique value is compared."""
+        return str(value)
+
+    def before_delete(self, keys: Sequence[Any]) -> None:
+        """Refuse a delete that would break the service (raise a PlatformError)."""
+
+    def before_update(self, keys: Sequence[Any], changes: Item) -> None:
+        """Refuse an update that would break the service (raise a PlatformError)."""
+
+    async def after_create(self, items: Sequence[Item]) -> None:
+        """React to new items once they are stored (send a notification's mail)."""
+
+    async def after_update(self, keys: Sequence[Any], changes: Item) -> None:
+        """React to changed items once they are stored (end sessions)."""
+
+
+class _Batch:
+    """The aggregates one request changes, saved together."""
+
+    def __init__(self, store: EventStore, actor: str | None, at: str) -> None:
+        self.store = store
+        self.actor = actor
+        self.at = at
+        self.aggregates: dict[str, Any] = {}
+
+    def load(self, aggregate_id: str) -> Any:
+        if aggregate_id not in self.aggregates:
+            self.aggregates[aggregate_id] = self.store.get(aggregate_id)
+        return self.aggregates[aggregate_id]
+
+    def add(self, aggregate: Any) -> None:
+        self.aggregates[aggregate.id] = aggregate
+
+    def save(self) -> int:
+        return self.store.save(*self.aggregates.values())
+
+
+class ItemsService:
+    """The use cases behind `/users`, `/roles`, `/policies`... and `/items/<collection>`."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        reader: ItemReader,
+        schema: Schema,
+        rules: Mapping[str, CollectionRules],
+        follower: ReadModelFollower,
+        blocking: BlockingRunner,
+        *,
+        read_your_writes_timeout: float,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._store = store
+        self._reader = reader
+        self.schema = schema
+        self._rules = rules
+        self._follower = follower
+        self._blocking = blocking
+        self._timeout = read_your_writes_timeout
+        self._clock = clock
+        self._default_rules = CollectionRules()
+
+    # -- reading ---------------------------------------------------------------------
+
+    async def read_many(
+        self,
+        caller: Accountability,
+        collection: str,
+        query: ItemQuery,
+        keys: Sequence[Any] | None = None,
+    ) -> ItemList:
+        """The items the caller may read that match the query, with the counts asked for."""
+        return await self._blocking.run(self._read_many, caller, collection, query, keys)
+
+    def _read_many(
+        self,
+        caller: Accountability,
+        collection: str,
+        query: ItemQuery,
+        keys: Sequence[Any] | None,
+    ) -> ItemList:
+        spec = self._collection(collection)
+        restrict, allowed = self._read_scope(caller, spec)
+        query = self._checked(query, spec, caller)
+        with _query_errors():
+            items = self._reader.list(
+                spec.name,
+                query,
+                restrict=restrict,
+                keys=_keys(spec, keys) if keys is not None else None,
+                allowed_fields=allowed,
+            )
+            meta: dict[str, int] | None = None
+            if query.meta:
+                meta = {}
+                if "total_count" in query.meta:
+                    meta["total_count"] = self._reader.count(spec.name, restrict=restrict)
+                if "filter_count" in query.meta:
+                    meta["filter_count"] = self._reader.count(
+                        spec.name,
+                        filter=query.filter,
+                        search=query.search,
+                        restrict=restrict,
+                        allowed_fields=allowed,
+                    )
+        return ItemList(items, meta)
+
+    async def read_one(
+        self, caller: Accountability, collection: str, key: Any, query: ItemQuery
+    ) -> Item:
+        """One item; Forbidden when it does not exist or the caller may not read it."""
+        result = await self.read_many(caller, collection, _single(query), [key])
+        if not result.items:
+            raise Forbidden()
+        return result.items[0]
+
+    def _read_scope(
+        self, caller: Accountability, spec: Collection
+    ) -> tuple[Filter | None, Mapping[str, frozenset[str]] | None]:
+        """The item rule and the readable fields (per collection) of the caller."""
+        if caller.admin:
+            return None, None
+        access = caller.access(spec.name, "read")
+        if access is None:
+            raise Forbidden(_no_collection(spec.name))
+        allowed = {}
+        for other in self.schema:
+            other_access = caller.access(other.name, "read")
+            if other_access is not None:
+                allowed[other.name] = frozenset(other_access.fields)
+        return self._rule(access, spec, caller), allowed
+
+    def _rule(
+        self, access: CollectionAccess, spec: Collection, caller: Accountability
+    ) -> Filter | None:
+        if access.rule is None:
+            return None
+        return self._filter(access.rule, spec, caller)
+
+    def _filter(self, raw: Any, spec: Collection, caller: Accountability) -> Filter:
+        # Rules are written by administrators; one that no longer fits the schema denies
+        # rather than errs, so a stale rule never widens access.
+        try:
+            parsed = validate(parse_filter(raw), spec, self.schema)
+            return resolve_variables(parsed, _variables(caller, self._clock()))
+        except (QueryError, FieldForbidden) as exc:
+            raise Forbidden(f"A permission rule of {spec.name} cannot be applied: {exc}") from exc
+
+    def _checked(self, query: ItemQuery, spec: Collection, caller: Accountability) -> ItemQuery:
+        with _query_errors():
+            checked = validate(query, spec, self.schema)
+            if checked.filter is not None:
+                resolved = resolve_variables(checked.filter, _variables(caller, self._clock()))
+                checked = dataclasses.replace(checked, filter=resolved)
+        return checked
+
+    async def allows(self, caller: Accountability, collection: str, action: str, key: Any) -> bool:
+        """Whether the caller may apply `action` to this item (False when it is not there)."""
+        return await self._blocking.run(self._allows, caller, collection, action, key)
+
+    def _allows(self, caller: Accountability, collection: str, action: str, key: Any) -> bool:
+        spec = self.schema.get(collection)
+        if spec is None:
+            return False
+        if caller.admin:
+            return True
+        access = caller.access(spec.name, action)
+        if access is None:
+            return False
+        try:
+            self._require_visible(caller, spec, access, action, _keys(spec, [key]))
+        except Forbidden:
+            return False
+        return True
+
+    # -- writing ---------------------------------------------------------------------
+
+    async def create(
+        self, caller: Accountability, collection: str, payloads: Sequence[Any], query: ItemQuery
+    ) -> list[Item] | None:
+        """Create items in one transaction; the created items as the caller may read them,
+        or None when the caller may not read them back."""
+        spec = self._collection(collection)
+        stored, position = await self._blocking.run(self._create, caller, spec, payloads)
+        await self._follower.wait_for(position, self._timeout)
+        await self._rules.get(spec.name, self._default_rules).after_create(stored)
+        keys = [item[spec.primary_key] for item in stored]
+        return await self._read_back(caller, spec, keys, query)
+
+    def _create(
+        self, caller: Accountability, spec: Collection, payloads: Sequence[Any]
+    ) -> tuple[list[Item], int]:
+        rules = self._rules.get(spec.name, self._default_rules)
+        access = self._write_access(caller, spec, "create")
+        prepared = [self._payload(caller, spec, rules, access, p, creating=True) for p in payloads]
+        for attempt in range(WRITE_ATTEMPTS):
+            batch = _Batch(self._store, caller.user, self._now())
+            stored = []
+            for index, (values, nested) in enumerate(prepared):
+                key = self._new_key(spec, values, attempt * len(prepared) + index)
+                values = {**spec.defaults(), **values, spec.primary_key: key}
+                self._put(batch, spec, key, values)
+                self._claim(batch, spec, rules, key, values, None)
+                self._write_aliases(caller, batch, spec, key, nested)
+                stored.append(values)
+            try:
+                return stored, batch.save()
+            except DuplicateAggregate:
+                # A concurrent write took a key or a unique value first: build again
+                # from what is stored now.
+                continue
+        raise Forbidden(f"The items of {spec.name} kept changing; try again")
+
+    async def update(
+        self,
+        caller: Accountability,
+        collection: str,
+        keys: Sequence[Any],
+        data: Any,
+        query: ItemQuery,
+    ) -> list[Item] | None:
+        """Apply the same changes to every key, all or none; the updated items as the
+        caller may read them, or None."""
+        spec = self._collection(collection)
+        keys = _keys(spec, keys)
+        changes, position = await self._blocking.run(self._update, caller, spec, keys, data)
+        await self._follower.wait_for(position, self._timeout)
+        await self._rules.get(spec.name, self._default_rules).after_update(keys, changes)
+        return await self._read_back(caller, spec, keys, query)
+
+    def _update(
+        self, caller: Accountability, spec: Collection, keys: Sequence[Any], data: Any
+    ) -> tuple[Item, int]:
+        rules = self._rules.get(spec.name, self._default_rules)
+        access = self._write_access(caller, spec, "update")
+        self._require_visible(caller, spec, access, "update", keys)
+        values, nested = self._payload(caller, spec, rules, access, data, creating=False)
+        rules.before_update(keys, values)
+        for _ in range(WRITE_ATTEMPTS):
+            batch = _Batch(self._store, caller.user, self._now())
+            for key in keys:
+                record: Record = batch.load(Record.create_id(spec.name, str(key)))
+                before = dict(record.values)
+                try:
+                    record.update(values, batch.actor, batch.at)
+                except RecordDeleted:
+                    raise Forbidden(_no_permission("update", spec.name)) from None
+                self._claim(batch, spec, rules, key, record.values, before)
+                self._write_aliases(caller, batch, spec, key, nested)
+            try:
+                return values, batch.save()
+            except DuplicateAggregate:
+                continue  # a concurrent change won; read the records again
+        raise Forbidden(f"The items of {spec.name} kept changing; try again")
+
+    async def set_values(
+        self, collection: str, key: Any, values: Item, *, actor: str | None
+    ) -> None:
+        """Store values the service itself decided (a TFA secret), read-only fields
+        included, bypassing permissions; the caller has checked what it writes."""
+        spec = self._collection(collection)
+        position = await self._blocking.run(self._set_values, spec, key, values, actor)
+        await self._follower.wait_for(position, self._timeout)
+
+    def _set_values(self, spec: Collection, key: Any, values: Item, actor: str | None) -> int:
+        rules = self._rules.get(spec.name, self._default_rules)
+        for _ in range(WRITE_ATTEMPTS):
+            batch = _Batch(self._store, actor, self._now())
+            record: Record = batch.load(Record.create_id(spec.name, str(key)))
+            before = dict(record.values)
+            record.update(rules.prepare(values, creating=False), batch.actor, batch.at)
+            self._claim(batch, spec, rules, key, record.values, before)
+            try:
+                return batch.save()
+            except DuplicateAggregate:
+                continue
+        raise Forbidden(f"The items of {spec.name} kept changing; try again")
+
+    async def delete(self, caller: Accountability, collection: str, keys: Sequence[Any]) -> None:
+        """Delete every key, all or none."""
+        spec = self._collection(collection)
+        position = await self._blocking.run(self._delete, caller, spec, _keys(spec, keys))
+        await self._follower.wait_for(position, self._timeout)
+
+    def _delete(self, caller: Accountability, spec: Collection, keys: Sequence[Any]) -> int:
+        rules = self._rules.get(spec.name, self._default_rules)
+        access = self._write_access(caller, spec, "delete")
+        self._require_visible(caller, spec, access, "delete", keys)
+        rules.before_delete(keys)
+        for _ in range(WRITE_ATTEMPTS):
+            batch = _Batch(self._store, caller.user, self._now())
+            for key in keys:
+                self._remove(batch, spec, rules, key)
+            try:
+                return batch.save()
+            except DuplicateAggregate:
+                continue
+        raise Forbidden(f"The items of {spec.name} kept changing; try again")
+
+    # -- the parts of a write --------------------------------------------------------
+
+    def _write_access(
+        self, caller: Accountability, spec: Collection, action: str
+    ) -> CollectionAccess | None:
+        if caller.admin:
+            return None
+        access = caller.access(spec.name, action)
+        if access is None:
+            raise Forbidden(_no_permission(action, spec.name))
+        return access
+
+    def _require_visible(
+        self,
+        caller: Accountability,
+        spec: Collection,
+        access: CollectionAccess | None,
+        action: str,
+        keys: Sequence[Any],
+    ) -> None:
+        """Every key must exist and pass the action's item rule, or nothing happens."""
+        restrict = self._rule(access, spec, caller) if access is not None else None
+        found = self._reader.count(spec.name, restrict=restrict, keys=keys)
+        if found != len(set(keys)):
+            raise Forbidden(_no_permission(action, spec.name))
+
+    def _payload(
+        self,
+        caller: Accountability,
+        spec: Collection,
+        rules: CollectionRules,
+        access: CollectionAccess | None,
+        payload: Any,
+        *,
+        creating: bool,
+        parent: str | None = None,
+    ) -> tuple[Item, dict[str, Any]]:
+        """The checked values to store and the nested alias writes, after permissions,
+        presets and validation rules. `parent` names the field of a nested item that
+        points at the item written with it, which need not exist yet."""
+        try:
+            values = check_payload(spec, payload, writable_aliases=rules.writable_aliases)
+        except PayloadError as exc:
+            raise InvalidPayload(str(exc)) from exc
+        if access is not None:
+            for name in values:
+                if not access.allows_field(name):
+                    raise Forbidden(_no_field(name, spec.name))
+            presets = _resolved(access.presets, caller, self._clock())
+            try:
+                values = check_payload(
+                    spec, {**presets, **values}, writable_aliases=rules.writable_aliases
+                )
+            except PayloadError as exc:
+                raise InvalidPayload(f"A preset does not fit: {exc}") from exc
+            self._validate(caller, spec, access, values)
+        nested = {k: values.pop(k) for k in list(values) if k in rules.writable_aliases}
+        missing = missing_required(spec, values) if creating else None
+        if missing is not None:
+            raise InvalidPayload(f'"{missing}" is required')
+        values = rules.prepare(values, creating=creating)
+        self._check_relations(spec, {k: v for k, v in values.items() if k != parent})
+        return values, nested
+
+    def _validate(
+        self, caller: Accountability, spec: Collection, access: CollectionAccess, values: Item
+    ) -> None:
+        failures = []
+        for raw in access.validation:
+            rule = self._filter(raw, spec, caller)
+            if not matches(rule, values, spec):
+                failures.append(raw)
+        if failures:
+            fields = sorted({k for rule in failures for k in rule if not k.startswith("_")})
+            raise FailedValidation(
+                "Validation failed"
+                + (f' for field "{fields[0]}"' if len(fields) == 1 else "")
+                + ".",
+                rules=failures,
+            )
+
+    def _check_relations(self, spec: Collection, values: Item) -> None:
+        for field in spec.fields:
+            value = values.get(field.name)
+            if field.relation is None or value is None:
+                continue
+            if self._reader.count(field.relation, keys=[value]) != 1:
+                raise InvalidPayload(
+                    f'Invalid foreign key "{value}" for field "{field.name}"'
+                    f' in collection "{spec.name}"'
+                )
+
+    def _new_key(self, spec: Collection, values: Item, attempt: int) -> Any:
+        given = values.get(spec.primary_key)
+        if given is not None:
+            return given
+        if spec.key.type is FieldType.INTEGER:
+            return self._reader.max_key(spec.name) + 1 + attempt
+        return str(uuid.uuid4())
+
+    def _put(self, batch: _Batch, spec: Collection, key: Any, values: Item) -> None:
+        aggregate_id = Record.create_id(spec.name, str(key))
+        try:
+            record: Record = batch.load(aggregate_id)
+        except KeyError:
+            batch.add(Record(spec.name, str(key), values, batch.actor, batch.at))
+            return
+        if not record.deleted:
+            raise RecordNotUnique(spec.name, spec.primary_key, key)
+        record.recreate(values, batch.actor, batch.at)
+
+    def _remove(self, batch: _Batch, spec: Collection, rules: CollectionRules, key: Any) -> None:
+        try:
+            record: Record = batch.load(Record.create_id(spec.name, str(key)))
+        except KeyError:
+            raise Forbidden(_no_permission("delete", spec.name)) from None
+        if record.deleted:
+            return
+        before = dict(record.values)
+        record.delete(batch.actor, batch.at)
+        self._claim(batch, spec, rules, key, {}, before)
+        self._cascade(batch, spec, key)
+
+    def _cascade(self, batch: _Batch, spec: Collection, key: Any) -> None:
+        """What points at a deleted item: junction rows go, other references are cleared."""
+        for other in self.schema:
+            for field in other.fields:
+                if field.relation != spec.name:
+                    continue
+                referring = self._reader.keys_where(other.name, field.name, key)
+                for other_key in referring:
+                    if other.name == spec.name and other_key == key:
+                        continue
+                    if _owned(other, field.name):
+                        rules = self._rules.get(other.name, self._default_rules)
+                        self._remove(batch, other, rules, other_key)
+                    else:
+                        record: Record = batch.load(Record.create_id(other.name, str(other_key)))
+                        if not record.deleted:
+                            record.update({field.name: None}, batch.actor, batch.at)
+
+    def _claim(
+        self,
+        batch: _Batch,
+        spec: Collection,
+        rules: CollectionRules,
+        key: Any,
+        values: Item,
+        before: Item | None,
+    ) -> None:
+        """Take the unique values the record now has and release those it gave up."""
+        for field in spec.fields:
+            if not field.unique:
+                continue
+            old = (before or {}).get(field.name)
+            new = values.get(field.name)
+            old_form = rules.unique_value(field.name, old) if old is not None else None
+            new_form = rules.unique_value(field.name, new) if new is not None else None
+            if old_form == new_form:
+                continue
+            if old_form is not None:
+                claim: UniqueValue = batch.load(
+                    UniqueValue.create_id(spec.name, field.name, old_form)
+                )
+                if claim.holder == str(key):
+                    claim.release()
+            if new_form is not None:
+                claim_id = UniqueValue.create_id(spec.name, field.name, new_form)
+                try:
+                    existing: UniqueValue = batch.load(claim_id)
+                except KeyError:
+                    batch.add(UniqueValue(spec.name, field.name, new_form, str(key)))
+                    continue
+                try:
+                    existing.claim(str(key))
+                except ValueTaken:
+                    raise RecordNotUnique(spec.name, field.name, new) from None
+
+    def _write_aliases(
+        self,
+        caller: Accountability,
+        batch: _Batch,
+        spec: Collection,
+        key: Any,
+        nested: Mapping[str, Any],
+    ) -> None:
+        for name, value in nested.items():
+            alias = spec.alias(name)
+            assert alias is not None  # writable aliases are declared aliases
+            _O2MWrite(self, caller, batch, alias, key).apply(name, value)
+
+    async def _read_back(
+        self, caller: Accountability, spec: Collection, keys: Sequence[Any], query: ItemQuery
+    ) -> list[Item] | None:
+        try:
+            result = await self.read_many(caller, spec.name, _unpaged(query), keys)
+        except Forbidden:
+            return None
+        order = {k: i for i, k in enumerate(keys)}
+        return sorted(result.items, key=lambda item: order.get(item.get(spec.primary_key), 0))
+
+    def _collection(self, name: str) -> Collection:
+        spec = self.schema.get(name)
+        if spec is None:
+            raise Forbidden(_no_collection(name))
+        return spec
+
+    def _now(self) -> str:
+        return format_datetime(self._clock())
+
+
+class _O2MWrite:
+    """A nested write of a to-many relation: `[...]` replaces the related items,
+    `{create, update, delete}` changes them item by item (Directus's two forms)."""
+
+    def __init__(
+        self, service: ItemsService, caller: Accountability, batch: _Batch, alias: Alias, key: Any
+    ) -> None:
+        self._service = service
+        self._caller = caller
+        self._batch = batch
+        self._alias = alias
+        self._key = key
+        self._target = service.schema[alias.collection]
+
+    def apply(self, name: str, value: Any) -> None:
+        if isinstance(value, list):
+            self._replace(value)
+        elif isinstance(value, dict) and set(value) <= {"create", "update", "delete"}:
+            for item in _list_of(value.get("create", []), f"{name}.create"):
+                self._create(item)
+            for item in _list_of(value.get("update", []), f"{name}.update"):
+                self._update(item)
+            for related in _list_of(value.get("delete", []), f"{name}.delete"):
+                self._delete(related)
+        else:
+            raise InvalidPayload(f'"{name}" must be a list or an object of create, update, delete')
+
+    def _replace(self, items: list[Any]) -> None:
+        pk = self._target.primary_key
+        existing = set(
+            self._service._reader.keys_where(self._target.name, self._alias.foreign_key, self._key)
+        )
+        kept: set[Any] = set()
+        for item in items:
+            if isinstance(item, dict) and item.get(pk) is not None:
+                kept.add(self._update(item))
+            elif isinstance(item, dict):
+                self._create(item)
+            else:
+                kept.add(self._existing_key(item))
+        for related in existing - kept:
+            self._delete(related)
+
+    def _create(self, item: Any) -> None:
+        service, target = self._service, self._target
+        if not isinstance(item, dict):
+            raise InvalidPayload(f"Each new item of {target.name} must be an object")
+        rules = service._rules.get(target.name, service._default_rules)
+        access = service._write_access(self._caller, target, "create")
+        values, _ = service._payload(
+            self._caller,
+            target,
+            rules,
+            access,
+            {**item, self._alias.foreign_key: self._key},
+            creating=True,
+            parent=self._alias.foreign_key,
+        )
+        key = service._new_key(target, values, 0)
+        values = {**target.defaults(), **values, target.primary_key: key}
+        service._put(self._batch, target, key, values)
+
+    def _update(self, item: Any) -> Any:
+        service, target = self._service, self._target
+        if not isinstance(item, dict) or item.get(target.primary_key) is None:
+            raise InvalidPayload(f"Each updated item of {target.name} needs its primary key")
+        key = self._existing_key(item[target.primary_key])
+        changes = {k: v for k, v in item.items() if k != target.primary_key}
+        if changes:
+            rules = service._rules.get(target.name, service._default_rules)
+            access = service._write_access(self._caller, target, "update")
+            values, _ = service._payload(
+                self._caller, target, rules, access, changes, creating=False
+            )
+            record: Record = self._batch.load(Record.create_id(target.name, str(key)))
+            record.update(values, self._batch.actor, self._batch.at)
+        return key
+
+    def _delete(self, related: Any) -> None:
+        service, target = self._service, self._target
+        key = self._existing_key(related)
+        service._write_access(self._caller, target, "delete")
+        if _owned(target, self._alias.foreign_key):
+            rules = service._rules.get(target.name, service._default_rules)
+            service._remove(self._batch, target, rules, key)
+        else:
+            record: Record = self._batch.load(Record.create_id(target.name, str(key)))
+            record.update({self._alias.foreign_key: None}, self._batch.actor, self._batch.at)
+
+    def _existing_key(self, related: Any) -> Any:
+        target = self._target
+        keys = _keys(target, [related])
+        owned = self._service._reader.keys_where(target.name, self._alias.foreign_key, self._key)
+        if keys[0] not in owned:
+            raise InvalidPayload(
+                f'"{related}" is not an item of {target.name} related to this item'
+            )
+        return keys[0]
+
+
+def _owned(collection: Collection, foreign_key: str) -> bool:
+    """Whether an item cannot outlive what its foreign key points at: a junction row, or
+    a required relation (a permission without its policy)."""
+    field = collection.field(foreign_key)
+    return collection.name == "access" or (field is not None and field.required)
+
+
+def _list_of(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise InvalidPayload(f'"{where}" must be a list')
+    return value
+
+
+def _keys(spec: Collection, keys: Sequence[Any]) -> list[Any]:
+    """Primary keys in the key field's type; a malformed one is Forbidden, as Directus
+    answers for keys that cannot exist."""
+    result = []
+    for key in keys:
+        if spec.key.type is FieldType.INTEGER:
+            try:
+                value: Any = int(key)
+            except (TypeError, ValueError):
+                raise Forbidden() from None
+            if isinstance(key, bool) or str(value) != str(key).strip():
+                raise Forbidden()
+        elif spec.key.type is FieldType.UUID:
+            try:
+                value = str(uuid.UUID(str(key)))
+            except ValueError:
+                raise Forbidden() from None
+        else:
+            if not isinstance(key, str | int) or isinstance(key, bool):
+                raise Forbidden()
+            value = str(key)
+        result.append(value)
+    return result
+
+
+def _variables(caller: Accountability, now: datetime) -> VariableContext:
+    return VariableContext(
+        user_id=caller.user,
+        role_id=caller.role,
+        roles=caller.roles,
+        policies=caller.policy_ids,
+        now=now,
+    )
+
+
+def _resolved(presets: Item, caller: Accountability, now: datetime) -> Item:
+    context = _variables(caller, now)
+    values = {
+        "$CURRENT_USER": context.user_id,
+        "$CURRENT_ROLE": context.role_id,
+        "$CURRENT_ROLES": list(context.roles),
+        "$CURRENT_POLICIES": list(context.policies),
+        "$NOW": format_datetime(now),
+    }
+    return {k: values.get(v, v) if isinstance(v, str) else v for k, v in presets.items()}
+
+
+def _single(query: ItemQuery) -> ItemQuery:
+    return dataclasses.replace(
+        query, filter=None, search=None, sort=(), limit=1, offset=0, meta=frozenset()
+    )
+
+
+def _unpaged(query: ItemQuery) -> ItemQuery:
+    return dataclasses.replace(
+        query, filter=None, search=None, sort=(), limit=None, offset=0, meta=frozenset()
+    )
+
+
+@contextlib.contextmanager
+def _query_errors() -> Iterator[None]:
+    """Query-language failures as the platform API reports them."""
+    try:
+        yield
+    except QueryError as exc:
+        raise InvalidQuery(str(exc)) from exc
+    except FieldForbidden as exc:
+        raise Forbidden(str(exc)) from exc
+
+
+def _no_collection(name: str) -> str:
+    return f'You don\'t have permission to access collection "{name}" or it does not exist.'
+
+
+def _no_permission(action: str, name: str) -> str:
+    return (
+        f'You don\'t have permission to perform "{action}" for collection "{name}"'
+        " or it does not exist."
+    )
+
+
+def _no_field(field: str, name: str) -> str:
+    return (
+        f'You don\'t have permission to access field "{field}" in collection "{name}"'
+        " or it does not exist."
+    )

@@ -1,0 +1,245 @@
+"""Signing in, refreshing, signing out, and the tokens the API accepts."""
+
+import time
+from typing import Any
+
+import jwt
+import pytest
+from aiohttp.test_utils import TestClient
+
+from api.app import create_app
+from application.runtime import Tracepoint
+from infrastructure.access_tokens import signing_key
+from infrastructure.settings import Settings
+from tests.access.helpers import Client, call, code, ok, user_with
+from tests.conftest import make_settings
+
+ADMIN = {"email": "admin@example.com", "password": "correct horse battery staple"}
+
+
+async def login(client: Client, **body: Any) -> tuple[int, Any, Any]:
+    response = await client.post("/auth/login", json={**ADMIN, **body})
+    raw = await response.json()
+    return response.status, raw, response
+
+
+async def test_json_login_answers_both_tokens_and_the_lifetime_in_ms(client: Client) -> None:
+    status, body, _ = await login(client)
+    assert status == 200
+    assert set(body["data"]) == {"access_token", "refresh_token", "expires"}
+    assert body["data"]["expires"] == 900_000
+
+
+async def test_an_access_token_authenticates_platform_requests(client: Client) -> None:
+    _, body, _ = await login(client)
+    me = await ok(client, "GET", "/users/me", token=body["data"]["access_token"])
+    assert me["email"] == ADMIN["email"]
+
+
+async def test_the_access_token_may_come_as_a_query_parameter(client: Client) -> None:
+    _, body, _ = await login(client)
+    response = await client.get("/users/me", params={"access_token": body["data"]["access_token"]})
+    assert response.status == 200
+
+
+async def test_a_token_in_both_header_and_query_is_refused(client: Client) -> None:
+    _, body, _ = await login(client)
+    token = body["data"]["access_token"]
+    status, payload = await call(
+        client, "GET", "/users/me", token=token, params={"access_token": token}
+    )
+    assert status == 400
+    assert code(payload) == "INVALID_PAYLOAD"
+
+
+async def test_a_wrong_password_and_an_unknown_e_mail_answer_alike(client: Client) -> None:
+    wrong = await login(client, password="nope")
+    unknown = await login(client, email="nobody@example.com")
+    for status, body, _ in (wrong, unknown):
+        assert status == 401
+        assert body["errors"][0] == {
+            "message": "Invalid user credentials.",
+            "extensions": {"code": "INVALID_CREDENTIALS"},
+        }
+
+
+async def test_login_without_a_password_is_invalid_payload(client: Client) -> None:
+    response = await client.post("/auth/login", json={"email": ADMIN["email"]})
+    assert response.status == 400
+    assert code(await response.json()) == "INVALID_PAYLOAD"
+
+
+async def test_an_unknown_mode_is_invalid_payload(client: Client) -> None:
+    status, body, _ = await login(client, mode="telepathy")
+    assert status == 400
+    assert code(body) == "INVALID_PAYLOAD"
+
+
+async def test_e_mail_addresses_sign_in_without_case(client: Client) -> None:
+    status, _, _ = await login(client, email="ADMIN@Example.com")
+    assert status == 200
+
+
+async def test_a_refresh_rotates_and_the_old_refresh_token_stops_working(client: Client) -> None:
+    _, body, _ = await login(client)
+    old = body["data"]["refresh_token"]
+    first = await client.post("/auth/refresh", json={"refresh_token": old})
+    assert first.status == 200
+    new = (await first.json())["data"]
+    assert new["refresh_token"] != old
+    again = await client.post("/auth/refresh", json={"refresh_token": old})
+    assert again.status == 401
+    assert code(await again.json()) == "INVALID_CREDENTIALS"
+    assert (
+        await client.post("/auth/refresh", json={"refresh_token": new["refresh_token"]})
+    ).status == 200
+
+
+async def test_logout_ends_the_session(client: Client) -> None:
+    _, body, _ = await login(client)
+    token = body["data"]["refresh_token"]
+    response = await client.post("/auth/logout", json={"refresh_token": token})
+    assert response.status == 204
+    assert (await client.post("/auth/refresh", json={"refresh_token": token})).status == 401
+
+
+async def test_refresh_without_a_token_is_invalid_payload(client: Client) -> None:
+    response = await client.post("/auth/refresh", json={})
+    assert response.status == 400
+    assert code(await response.json()) == "INVALID_PAYLOAD"
+
+
+async def test_cookie_mode_puts_the_refresh_token_in_an_http_only_cookie(client: Client) -> None:
+    status, body, response = await login(client, mode="cookie")
+    assert status == 200
+    assert set(body["data"]) == {"access_token", "expires"}
+    cookie = response.cookies["platform_refresh_token"]
+    assert cookie["httponly"]
+    refreshed = await client.post("/auth/refresh", json={"mode": "cookie"})
+    assert refreshed.status == 200
+    assert set((await refreshed.json())["data"]) == {"access_token", "expires"}
+
+
+async def test_session_mode_keeps_every_token_in_the_session_cookie(client: Client) -> None:
+    status, body, response = await login(client, mode="session")
+    assert status == 200
+    assert set(body["data"]) == {"expires"}
+    assert response.cookies["platform_session_token"]["httponly"]
+    # The test client keeps cookies: the session cookie alone authenticates.
+    me = await client.get("/users/me")
+    assert me.status == 200
+    assert (await client.post("/auth/logout", json={"mode": "session"})).status == 204
+    client.session.cookie_jar.update_cookies(
+        {"platform_session_token": response.cookies["platform_session_token"].value}
+    )
+    after = await client.get("/users/me")
+    assert after.status == 401
+    assert code(await after.json()) == "INVALID_CREDENTIALS"
+
+
+def signed(user_id: str, secret: bytes, lifetime: int) -> str:
+    """A JWT as the service would issue it, signed with the key derived from `secret`."""
+    now = int(time.time())
+    claims = {"id": user_id, "iss": "tracepoint", "iat": now - 100, "exp": now + lifetime}
+    return jwt.encode(claims, signing_key(secret), algorithm="HS256")
+
+
+async def test_an_expired_access_token_is_token_expired(client: Client) -> None:
+    me = await ok(client, "GET", "/users/me")
+    status, body = await call(
+        client, "GET", "/users/me", token=signed(me["id"], b"test-secret", -10)
+    )
+    assert status == 401
+    assert code(body) == "TOKEN_EXPIRED"
+
+
+async def test_a_forged_access_token_is_invalid_token(client: Client) -> None:
+    me = await ok(client, "GET", "/users/me")
+    status, body = await call(client, "GET", "/users/me", token=signed(me["id"], b"forged", 60))
+    assert status == 403
+    assert code(body) == "INVALID_TOKEN"
+
+
+async def test_an_unknown_static_token_is_invalid_credentials(client: Client) -> None:
+    status, body = await call(client, "GET", "/users/me", token="no-such-token")
+    assert status == 401
+    assert code(body) == "INVALID_CREDENTIALS"
+
+
+async def test_users_me_without_a_user_is_invalid_credentials(client: Client) -> None:
+    status, body = await call(client, "GET", "/users/me", token="")
+    assert status == 401
+    assert code(body) == "INVALID_CREDENTIALS"
+
+
+async def test_a_static_token_set_on_a_user_authenticates_them(client: Client) -> None:
+    user = await user_with(client)
+    me = await ok(client, "GET", "/users/me", token=user.token)
+    assert me == {"id": user.id}  # the user may not read the users collection
+
+
+async def test_auth_lists_only_the_default_provider(client: Client) -> None:
+    response = await client.get("/auth")
+    assert await response.json() == {"data": [], "disableDefault": False}
+
+
+@pytest.fixture
+async def strict_client(database_url: str, aiohttp_client: Any) -> Any:
+    """A service that suspends an account after three failures in a row."""
+    settings: Settings = make_settings(database_url, login_attempts=3, login_failures_per_minute=5)
+    service = Tracepoint(settings)
+    await service.start()
+    client: TestClient[Any, Any] = await aiohttp_client(create_app(service, manage_lifecycle=False))
+    yield client
+    await service.stop()
+
+
+async def test_failed_logins_from_one_address_are_rate_limited(strict_client: Client) -> None:
+    for _ in range(5):
+        status, _, _ = await login(strict_client, email="nobody@example.com", password="x")
+        assert status == 401
+    status, body, response = await login(strict_client)
+    assert status == 429
+    assert code(body) == "REQUESTS_EXCEEDED"
+    assert int(response.headers["Retry-After"]) >= 1
+
+
+async def test_successful_logins_do_not_count_towards_the_rate_limit(strict_client: Client) -> None:
+    for _ in range(8):
+        status, _, _ = await login(strict_client)
+        assert status == 200
+
+
+async def test_an_account_is_suspended_after_consecutive_failures(strict_client: Client) -> None:
+    user = await user_with(strict_client)
+    _, first, _ = await login(strict_client, email=user.email, password=user.password)
+    refresh = first["data"]["refresh_token"]
+    for _ in range(3):
+        status, _, _ = await login(strict_client, email=user.email, password="wrong")
+        assert status == 401
+    status, body, _ = await login(strict_client, email=user.email, password=user.password)
+    assert status == 401
+    assert code(body) == "INVALID_CREDENTIALS"
+    response = await strict_client.post("/auth/refresh", json={"refresh_token": refresh})
+    assert response.status == 401
+    assert code(await response.json()) == "USER_SUSPENDED"
+    suspended = await ok(strict_client, "GET", f"/users/{user.id}")
+    assert suspended["status"] == "suspended"
+
+
+async def test_the_last_admin_is_not_suspended_by_failed_logins(strict_client: Client) -> None:
+    for _ in range(3):
+        await login(strict_client, password="wrong")
+    status, _, _ = await login(strict_client)
+    assert status == 200
+
+
+async def test_a_new_password_ends_the_users_sessions(client: Client) -> None:
+    user = await user_with(client)
+    response = await client.post(
+        "/auth/login", json={"email": user.email, "password": user.password}
+    )
+    refresh = (await response.json())["data"]["refresh_token"]
+    await ok(client, "PATCH", f"/users/{user.id}", {"password": "a-new-password"})
+    after = await client.post("/auth/refresh", json={"refresh_token": refresh})
+    assert after.status == 401

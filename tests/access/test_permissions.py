@@ -1,0 +1,354 @@
+"""The permission matrix: for each collection and action, a user without access, with
+partial access (an item rule) and with full access; and what the EPCIS API allows."""
+
+from typing import Any
+
+import pytest
+
+from tests.access.helpers import Client, MadeUser, call, code, ok, user_with
+from tests.api.test_capture import capture
+from tests.conftest import AUTH
+from tests.epcis_documents import document, object_event
+
+#: For each collection: the items the admin creates, the field the item rule tests, and
+#: a payload for creating one more.
+SEEDS: dict[str, tuple[list[dict[str, Any]], str, dict[str, Any]]] = {
+    "roles": ([{"name": "mine"}, {"name": "other"}], "name", {"name": "new"}),
+    "policies": ([{"name": "mine"}, {"name": "other"}], "name", {"name": "new"}),
+    "folders": ([{"name": "mine"}, {"name": "other"}], "name", {"name": "new"}),
+    "translations": (
+        [
+            {"key": "mine", "language": "en", "value": "1"},
+            {"key": "other", "language": "en", "value": "2"},
+        ],
+        "key",
+        {"key": "new", "language": "en", "value": "3"},
+    ),
+}
+RULE_VALUE = "mine"
+
+
+async def seed(client: Client, collection: str) -> dict[str, Any]:
+    """The admin's items of the collection, by their rule field's value."""
+    items, field, _ = SEEDS[collection]
+    created = await ok(client, "POST", f"/{collection}", items)
+    return {item[field]: item for item in created}
+
+
+async def someone(client: Client, collection: str, action: str, level: str) -> MadeUser:
+    """A user with no, partial (only items whose field is "mine") or full access."""
+    if level == "none":
+        return await user_with(client)
+    field = SEEDS[collection][1]
+    rule = {field: {"_eq": RULE_VALUE}} if level == "partial" else None
+    rows = [{"collection": collection, "action": action, "fields": ["*"], "permissions": rule}]
+    if action != "read":
+        rows.append({"collection": collection, "action": "read", "fields": ["*"]})
+    return await user_with(client, *rows)
+
+
+@pytest.mark.parametrize("collection", sorted(SEEDS))
+@pytest.mark.parametrize("level", ["none", "partial", "full"])
+async def test_read(client: Client, collection: str, level: str) -> None:
+    items = await seed(client, collection)
+    user = await someone(client, collection, "read", level)
+    status, body = await call(client, "GET", f"/{collection}", token=user.token)
+    mine, other = items["mine"]["id"], items["other"]["id"]
+    if level == "none":
+        assert (status, code(body)) == (403, "FORBIDDEN")
+        return
+    ids = {item["id"] for item in body["data"]}
+    assert mine in ids
+    assert (other in ids) == (level == "full")
+    status, _ = await call(client, "GET", f"/{collection}/{other}", token=user.token)
+    assert status == (200 if level == "full" else 403)
+
+
+@pytest.mark.parametrize("collection", sorted(SEEDS))
+@pytest.mark.parametrize("level", ["none", "partial", "full"])
+async def test_update(client: Client, collection: str, level: str) -> None:
+    items = await seed(client, collection)
+    field = SEEDS[collection][1]
+    user = await someone(client, collection, "update", level)
+    for name, allowed in (("mine", level != "none"), ("other", level == "full")):
+        key = items[name]["id"]
+        status, body = await call(
+            client, "PATCH", f"/{collection}/{key}", {field: name + "-2"}, token=user.token
+        )
+        assert status == (200 if allowed else 403), (name, body)
+        stored = await ok(client, "GET", f"/{collection}/{key}")
+        assert stored[field] == (name + "-2" if allowed else name)
+
+
+@pytest.mark.parametrize("collection", sorted(SEEDS))
+@pytest.mark.parametrize("level", ["none", "partial", "full"])
+async def test_delete(client: Client, collection: str, level: str) -> None:
+    items = await seed(client, collection)
+    user = await someone(client, collection, "delete", level)
+    for name, allowed in (("other", level == "full"), ("mine", level != "none")):
+        key = items[name]["id"]
+        status, _ = await call(client, "DELETE", f"/{collection}/{key}", token=user.token)
+        assert status == (204 if allowed else 403), name
+        exists, _ = await call(client, "GET", f"/{collection}/{key}")
+        assert (exists == 403) == allowed
+
+
+@pytest.mark.parametrize("collection", sorted(SEEDS))
+@pytest.mark.parametrize("level", ["none", "full"])
+async def test_create(client: Client, collection: str, level: str) -> None:
+    user = await someone(client, collection, "create", level)
+    payload = SEEDS[collection][2]
+    status, body = await call(client, "POST", f"/{collection}", payload, token=user.token)
+    if level == "none":
+        assert (status, code(body)) == (403, "FORBIDDEN")
+        return
+    assert status == 200
+    assert body["data"][SEEDS[collection][1]] == payload[SEEDS[collection][1]]
+
+
+async def test_a_deletion_with_one_forbidden_key_deletes_nothing(client: Client) -> None:
+    items = await seed(client, "folders")
+    user = await someone(client, "folders", "delete", "partial")
+    status, _ = await call(
+        client, "DELETE", "/folders", [items["mine"]["id"], items["other"]["id"]], token=user.token
+    )
+    assert status == 403
+    assert len(await ok(client, "GET", "/folders")) == 2
+
+
+async def test_only_permitted_fields_are_read(client: Client) -> None:
+    await seed(client, "folders")
+    user = await user_with(client, {"collection": "folders", "action": "read", "fields": ["name"]})
+    data = await ok(client, "GET", "/folders", token=user.token)
+    assert all(set(item) == {"name"} for item in data)
+    status, body = await call(client, "GET", "/folders", token=user.token, params={"fields": "id"})
+    assert (status, code(body)) == (403, "FORBIDDEN")
+
+
+async def test_writing_a_field_outside_the_permission_is_forbidden(client: Client) -> None:
+    user = await user_with(
+        client,
+        {"collection": "roles", "action": "create", "fields": ["name"]},
+        {"collection": "roles", "action": "read", "fields": ["*"]},
+    )
+    status, body = await call(
+        client, "POST", "/roles", {"name": "x", "icon": "y"}, token=user.token
+    )
+    assert (status, code(body)) == (403, "FORBIDDEN")
+
+
+async def test_presets_fill_what_the_payload_leaves_out(client: Client) -> None:
+    user = await user_with(
+        client,
+        {"collection": "roles", "action": "create", "fields": ["*"], "presets": {"icon": "preset"}},
+        {"collection": "roles", "action": "read", "fields": ["*"]},
+    )
+    created = await ok(client, "POST", "/roles", {"name": "x"}, token=user.token)
+    assert created["icon"] == "preset"
+    overridden = await ok(client, "POST", "/roles", {"name": "y", "icon": "mine"}, token=user.token)
+    assert overridden["icon"] == "mine"
+
+
+async def test_validation_rules_refuse_values_that_break_them(client: Client) -> None:
+    user = await user_with(
+        client,
+        {
+            "collection": "roles",
+            "action": "create",
+            "fields": ["*"],
+            "validation": {"name": {"_starts_with": "team-"}},
+        },
+    )
+    status, body = await call(client, "POST", "/roles", {"name": "other"}, token=user.token)
+    assert (status, code(body)) == (400, "FAILED_VALIDATION")
+    status, _ = await call(client, "POST", "/roles", {"name": "team-a"}, token=user.token)
+    assert status == 204  # created, but the user may not read roles back
+
+
+async def test_an_item_rule_may_name_the_current_user(client: Client) -> None:
+    user = await user_with(
+        client,
+        {
+            "collection": "users",
+            "action": "read",
+            "fields": ["id", "email"],
+            "permissions": {"id": {"_eq": "$CURRENT_USER"}},
+        },
+    )
+    data = await ok(client, "GET", "/users", token=user.token)
+    assert data == [{"id": user.id, "email": user.email}]
+    assert (await ok(client, "GET", "/users/me", token=user.token)) == {
+        "id": user.id,
+        "email": user.email,
+    }
+
+
+async def test_a_policy_limited_to_other_addresses_does_not_apply(client: Client) -> None:
+    user = await user_with(
+        client, {"collection": "folders", "action": "read", "fields": ["*"]}, ip_access="10.0.0.0/8"
+    )
+    status, _ = await call(client, "GET", "/folders", token=user.token)
+    assert status == 403
+    await ok(client, "PATCH", f"/policies/{user.policy}", {"ip_access": "127.0.0.1,::1"})
+    status, _ = await call(client, "GET", "/folders", token=user.token)
+    assert status == 200
+
+
+async def test_role_policies_apply_to_the_roles_users_and_their_children(client: Client) -> None:
+    policy = await ok(client, "POST", "/policies", {"name": "readers"})
+    await ok(
+        client,
+        "POST",
+        "/permissions",
+        {"policy": policy["id"], "collection": "folders", "action": "read", "fields": ["*"]},
+    )
+    parent = await ok(
+        client, "POST", "/roles", {"name": "parent", "policies": [{"policy": policy["id"]}]}
+    )
+    child = await ok(client, "POST", "/roles", {"name": "child", "parent": parent["id"]})
+    await ok(
+        client,
+        "POST",
+        "/users",
+        {"email": "kid@example.com", "token": "kid-token-0123456789", "role": child["id"]},
+    )
+    status, _ = await call(client, "GET", "/folders", token="kid-token-0123456789")
+    assert status == 200
+
+
+async def test_policies_can_be_detached_with_the_delete_form(client: Client) -> None:
+    user = await user_with(client, {"collection": "folders", "action": "read", "fields": ["*"]})
+    record = await ok(
+        client, "GET", f"/users/{user.id}", params={"fields": "policies.id,policies.policy"}
+    )
+    junction = record["policies"][0]
+    assert junction["policy"] == user.policy
+    await ok(client, "PATCH", f"/users/{user.id}", {"policies": {"delete": [junction["id"]]}})
+    status, _ = await call(client, "GET", "/folders", token=user.token)
+    assert status == 403
+
+
+async def test_a_user_cannot_grant_themselves_a_policy_without_access_rights(
+    client: Client,
+) -> None:
+    admin_policy = (
+        await ok(client, "GET", "/policies", params={"filter": '{"admin_access": {"_eq": true}}'})
+    )[0]
+    user = await user_with(
+        client,
+        {
+            "collection": "users",
+            "action": "update",
+            "fields": ["*"],
+            "permissions": {"id": {"_eq": "$CURRENT_USER"}},
+        },
+    )
+    status, body = await call(
+        client,
+        "PATCH",
+        "/users/me",
+        {"policies": [{"policy": admin_policy["id"]}]},
+        token=user.token,
+    )
+    assert (status, code(body)) == (403, "FORBIDDEN")
+    status, _ = await call(client, "GET", "/roles", token=user.token)
+    assert status == 403
+
+
+async def test_permissions_me_reports_access_per_collection_and_action(client: Client) -> None:
+    user = await user_with(
+        client,
+        {
+            "collection": "folders",
+            "action": "read",
+            "fields": ["name"],
+            "permissions": {"name": {"_eq": "x"}},
+        },
+        {"collection": "folders", "action": "create", "fields": ["*"], "presets": {"name": "n"}},
+    )
+    data = await ok(client, "GET", "/permissions/me", token=user.token)
+    assert list(data) == ["folders"]
+    folders = data["folders"]
+    assert folders["read"] == {"access": "partial", "full_access": False, "fields": ["name"]}
+    assert folders["create"] == {
+        "access": "full",
+        "full_access": True,
+        "fields": ["*"],
+        "presets": {"name": "n"},
+    }
+    assert folders["delete"] == {"access": "none", "full_access": False}
+
+
+async def test_permissions_me_is_forbidden_to_the_public(client: Client) -> None:
+    status, body = await call(client, "GET", "/permissions/me", token="")
+    assert (status, code(body)) == (403, "FORBIDDEN")
+
+
+async def test_item_permissions_say_what_the_caller_may_do_with_one_item(client: Client) -> None:
+    items = await seed(client, "folders")
+    user = await someone(client, "folders", "update", "partial")
+    mine = await ok(
+        client, "GET", f"/permissions/me/folders/{items['mine']['id']}", token=user.token
+    )
+    other = await ok(
+        client, "GET", f"/permissions/me/folders/{items['other']['id']}", token=user.token
+    )
+    missing = await ok(
+        client,
+        "GET",
+        "/permissions/me/folders/6f9619ff-8b86-d011-b42d-00c04fc964ff",
+        token=user.token,
+    )
+    assert mine == {
+        "update": {"access": True},
+        "delete": {"access": False},
+        "share": {"access": False},
+    }
+    assert other["update"] == {"access": False}
+    assert missing["update"] == {"access": False}
+
+
+async def epcis(client: Client, method: str, path: str, token: str, body: Any = None) -> int:
+    response = await client.request(
+        method, path, json=body, headers={"Authorization": f"Bearer {token}"}
+    )
+    return response.status
+
+
+async def test_capture_needs_create_on_epcis_event(client: Client) -> None:
+    reader = await user_with(client, {"collection": "epcis_event", "action": "read"})
+    writer = await user_with(client, {"collection": "epcis_event", "action": "create"})
+    doc = document(object_event())
+    assert await epcis(client, "POST", "/v2/epcis/capture", reader.token, doc) == 403
+    assert await epcis(client, "POST", "/v2/epcis/capture", writer.token, doc) == 201
+
+
+async def test_queries_need_read_on_epcis_event(client: Client) -> None:
+    await capture(client, document(object_event()))
+    reader = await user_with(client, {"collection": "epcis_event", "action": "read"})
+    writer = await user_with(client, {"collection": "epcis_event", "action": "create"})
+    assert await epcis(client, "GET", "/v2/epcis/events", reader.token) == 200
+    assert await epcis(client, "GET", "/v2/epcis/events", writer.token) == 403
+    assert await epcis(client, "GET", "/v2/epcis/queries", writer.token) == 403
+
+
+async def test_a_read_rule_on_events_refuses_rather_than_shows_everything(client: Client) -> None:
+    partner = await user_with(
+        client,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"bizStep": {"_eq": "shipping"}},
+        },
+    )
+    assert await epcis(client, "GET", "/v2/epcis/events", partner.token) == 403
+
+
+async def test_the_epcis_api_takes_static_tokens_only(client: Client) -> None:
+    response = await client.post(
+        "/auth/login",
+        json={"email": "admin@example.com", "password": "correct horse battery staple"},
+    )
+    token = (await response.json())["data"]["access_token"]
+    assert await epcis(client, "GET", "/v2/epcis/events", token) == 401
+    assert (await client.get("/v2/epcis/events", headers=AUTH)).status == 200
