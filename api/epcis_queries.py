@@ -8,7 +8,7 @@ import orjson
 from aiohttp import web
 
 from api.epcis_responses import EPCIS_VERSION_HEADERS, epcis_exception, json_response
-from api.keys import caller, service
+from api.keys import caller, event_scope, service
 from application.errors import AlreadyExists, InvalidRequest, NotFound
 from application.event_queries import PAGING_PARAMETERS, EventPage
 from application.named_queries import NamedQueryRow
@@ -74,7 +74,7 @@ async def events(request: web.Request) -> web.Response:
     """SimpleEventQuery over all events, paged."""
     params, paging = _split(request)
     try:
-        page = await service(request).events.query(params, paging)
+        page = await service(request).events.query(params, paging, event_scope(request))
     except (QueryParameterError, InvalidPageToken) as exc:
         return _query_error(exc)
     return _page_response(request, page, "SimpleEventQuery")
@@ -158,7 +158,7 @@ async def named_query_events(request: web.Request) -> web.Response:
             )
         )
     try:
-        page = await service(request).named_queries.events(name, paging)
+        page = await service(request).named_queries.events(name, paging, event_scope(request))
     except NotFound as exc:
         return epcis_exception(404, "NoSuchNameException", str(exc))
     except (QueryParameterError, InvalidPageToken) as exc:

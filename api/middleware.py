@@ -6,10 +6,10 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from api.epcis_responses import epcis_exception
-from api.keys import ACCOUNTABILITY, service
+from api.keys import ACCOUNTABILITY, EVENT_SCOPE, service
 from api.platform_requests import client_ip, extract_token
 from api.platform_responses import error_response, platform_error
-from application.epcis_access import require_epcis
+from application.epcis_access import event_scope
 from application.errors import Forbidden, PlatformError
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ async def authentication(request: web.Request, handler: Handler) -> web.StreamRe
                 401, "SecurityException", "The token is not a valid static token", challenge
             )
         try:
-            require_epcis(caller, _epcis_action(request))
+            request[EVENT_SCOPE] = event_scope(caller, _epcis_action(request))
         except Forbidden as exc:
             return epcis_exception(403, "SecurityException", exc.message)
         request[ACCOUNTABILITY] = caller

@@ -1,22 +1,53 @@
-"""Who may use the EPCIS API: permissions on the collection `epcis_event`."""
+"""Who may use the EPCIS API, and which events they see: permissions on `epcis_event`."""
+
+from datetime import UTC, datetime
 
 from application.errors import Forbidden
 from domain.access.policies import Accountability
+from domain.collections.query import (
+    FieldForbidden,
+    QueryError,
+    VariableContext,
+    parse_filter,
+    resolve_variables,
+)
+from domain.epcis.event_query import EventQuery
+from domain.epcis.event_rules import EventRuleError, allowed_queries
 
 #: The collection that permission rows name for the EPCIS API.
 EPCIS_EVENTS = "epcis_event"
 
+#: The events a caller may read: None for all of them, else those matching any query.
+EventScope = tuple[EventQuery, ...] | None
 
-def require_epcis(caller: Accountability, action: str) -> None:
+
+def event_scope(caller: Accountability, action: str) -> EventScope:
     """Capture needs `create`, queries and named queries `read`; Forbidden otherwise.
 
-    A `read` permission whose item rule limits the events is refused for now rather
-    than ignored: answering with every event would show a partner what is not theirs.
+    For `read`, the scope of the caller's item rules: every query, named query and page
+    they run is limited to it. A rule that cannot be applied denies; it never widens.
     """
     if caller.admin:
-        return
+        return None
     access = caller.access(EPCIS_EVENTS, action)
     if access is None:
         raise Forbidden(f'You don\'t have permission to "{action}" EPCIS events.')
-    if action == "read" and not access.full:
-        raise Forbidden("Item rules on epcis_event are not supported yet; ask an administrator.")
+    if action != "read" or access.rule is None:
+        return None
+    try:
+        return rule_scope(access.rule, caller)
+    except (EventRuleError, QueryError, FieldForbidden) as exc:
+        raise Forbidden(f"A permission rule on {EPCIS_EVENTS} cannot be applied: {exc}") from exc
+
+
+def rule_scope(rule: object, caller: Accountability | None = None) -> tuple[EventQuery, ...]:
+    """The event queries an item rule on `epcis_event` allows; raises EventRuleError,
+    QueryError or FieldForbidden when it is not a rule on events."""
+    context = VariableContext(
+        user_id=caller.user if caller else None,
+        role_id=caller.role if caller else None,
+        roles=caller.roles if caller else (),
+        policies=caller.policy_ids if caller else (),
+        now=datetime.now(UTC),
+    )
+    return allowed_queries(resolve_variables(parse_filter(rule), context))

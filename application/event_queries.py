@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import orjson
 
 from application.blocking import BlockingRunner
+from application.epcis_access import EventScope
 from application.page_tokens import PageCursor, PageTokens, fingerprint
 from domain.epcis.event_query import QueryParameterError, parse_event_query
 from projections.epcis_event_reader import EpcisEventReader
@@ -56,9 +57,13 @@ class EventQueryService:
         return per_page
 
     async def query(
-        self, params: Mapping[str, Sequence[str]], paging: Mapping[str, Sequence[str]]
+        self,
+        params: Mapping[str, Sequence[str]],
+        paging: Mapping[str, Sequence[str]],
+        scope: EventScope,
     ) -> EventPage:
-        """One page of the events matching `params` (SimpleEventQuery parameters).
+        """One page of the events matching `params` (SimpleEventQuery parameters) within
+        the caller's `scope` (None: every event).
 
         `paging` holds `perPage` and `nextPageToken` as given by the client.
         Raises QueryParameterError or InvalidPageToken for bad input.
@@ -75,7 +80,12 @@ class EventQueryService:
         snapshot = cursor.snapshot if cursor else await self._blocking.run(self._reader.snapshot)
         after = (cursor.sort_key, cursor.position) if cursor else None
         rows = await self._blocking.run(
-            self._reader.page, query, limit=per_page + 1, snapshot=snapshot, after=after
+            self._reader.page,
+            query,
+            limit=per_page + 1,
+            snapshot=snapshot,
+            after=after,
+            scope=scope,
         )
         next_token = None
         if len(rows) > per_page:

@@ -34,6 +34,7 @@ from domain.collections.query import (
     format_datetime,
     matches,
     parse_filter,
+    resolve_value,
     resolve_variables,
     validate,
 )
@@ -731,14 +732,14 @@ def _variables(caller: Accountability, now: datetime) -> VariableContext:
 
 def _resolved(presets: Item, caller: Accountability, now: datetime) -> Item:
     context = _variables(caller, now)
-    values = {
-        "$CURRENT_USER": context.user_id,
-        "$CURRENT_ROLE": context.role_id,
-        "$CURRENT_ROLES": list(context.roles),
-        "$CURRENT_POLICIES": list(context.policies),
-        "$NOW": format_datetime(now),
-    }
-    return {k: values.get(v, v) if isinstance(v, str) else v for k, v in presets.items()}
+    resolved = {}
+    for name, value in presets.items():
+        try:
+            resolved[name] = resolve_value(value, context)
+        except QueryError:
+            # Text that merely starts with "$" ("$5 off") is a value, not a variable.
+            resolved[name] = value
+    return resolved
 
 
 def _single(query: ItemQuery) -> ItemQuery:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from application.blocking import BlockingRunner
+from application.epcis_access import EventScope
 from application.errors import AlreadyExists, InvalidRequest, NotFound
 from application.event_queries import EventPage, EventQueryService
 from application.read_model_follower import ReadModelFollower
@@ -121,7 +122,10 @@ class NamedQueryService:
         except DuplicateAggregate as exc:
             raise NotFound(f"No query named '{name}'") from exc
 
-    async def events(self, name: str, paging: Mapping[str, Sequence[str]]) -> EventPage:
-        """The events that currently match the named query, one page at a time."""
+    async def events(
+        self, name: str, paging: Mapping[str, Sequence[str]], scope: EventScope
+    ) -> EventPage:
+        """The events that currently match the named query and lie in the caller's
+        scope, one page at a time."""
         row = await self.get(name)
-        return await self._events.query(row.query, paging)
+        return await self._events.query(row.query, paging, scope)

@@ -7,11 +7,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from application.blocking import BlockingRunner
+from application.epcis_access import EPCIS_EVENTS, rule_scope
 from application.errors import InvalidPayload, Unprocessable
 from application.items import CollectionRules, Item
 from application.outbox import Outbox
 from domain.access.collections import ACTIONS
 from domain.collections.query import FieldForbidden, QueryError, format_datetime, parse_filter
+from domain.epcis.event_rules import EventRuleError
 from infrastructure.mailer import Mail
 from infrastructure.passwords import hash_password, hash_token
 from infrastructure.session_store import SessionStore
@@ -115,8 +117,9 @@ def _valid_ip_entry(entry: str) -> bool:
 
 
 class PermissionsRules(CollectionRules):
-    """A permission names a known collection and action; its rules must be filters and
-    its fields a list of names."""
+    """A permission names a known collection and action; its rules must be filters (an
+    item rule on epcis_event one that event queries can answer) and its fields a list
+    of names."""
 
     def __init__(self, collections: Callable[[], Sequence[str]]) -> None:
         self._collections = collections
@@ -134,7 +137,9 @@ class PermissionsRules(CollectionRules):
                 continue
             try:
                 parse_filter(rule)
-            except (QueryError, FieldForbidden) as exc:
+                if name == "permissions" and collection == EPCIS_EVENTS:
+                    rule_scope(rule)
+            except (QueryError, FieldForbidden, EventRuleError) as exc:
                 raise InvalidPayload(f'"{name}" is not a valid filter: {exc}') from exc
         if values.get("presets") is not None and not isinstance(values["presets"], dict):
             raise InvalidPayload('"presets" must be an object')

@@ -1,5 +1,6 @@
 """Answers EPCIS event queries from the query tables, one keyset page at a time."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,8 +114,10 @@ class EpcisEventReader:
         limit: int,
         snapshot: int,
         after: tuple[int, int] | None = None,
+        scope: Sequence[EventQuery] | None = None,
     ) -> list[PageRow]:
-        """Up to `limit` events at log positions ≤ `snapshot`, after `(sort_key, position)`.
+        """Up to `limit` events at log positions ≤ `snapshot`, after `(sort_key, position)`,
+        that also match one of the `scope` queries (when there is a scope).
 
         Reading below a fixed snapshot makes paging a consistent view: events captured
         while a client pages do not shift pages, so nothing is skipped or repeated.
@@ -123,6 +126,8 @@ class EpcisEventReader:
         # The snapshot bound never narrows much; the unary plus keeps planners from
         # walking the primary key for it instead of using a selective index.
         where = ["+e.position <= ?", *build_where(self._db.dialect, query, params)]
+        if scope is not None:
+            where.append(self._any_of(scope, params))
         column = _ORDER_COLUMN[query.order_by]
         direction = "DESC" if query.descending else "ASC"
         if after is not None:
@@ -145,6 +150,13 @@ class EpcisEventReader:
         with self._db.transaction(write=False) as conn:
             rows = conn.fetchall(sql, params)
         return [PageRow(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]
+
+    def _any_of(self, scope: Sequence[EventQuery], params: list[Any]) -> str:
+        alternatives = [
+            " AND ".join(build_where(self._db.dialect, allowed, params)) or "1 = 1"
+            for allowed in scope
+        ]
+        return "(" + " OR ".join(f"({a})" for a in alternatives) + ")" if alternatives else "1 = 0"
 
     def snapshot(self) -> int:
         """The newest log position the query tables hold."""

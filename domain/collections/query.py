@@ -582,10 +582,11 @@ def resolve_variables(filter: Filter, context: VariableContext) -> Filter:
         case Related():
             return replace(filter, filter=resolve_variables(filter.filter, context))
         case Condition():
-            return replace(filter, value=_resolve_value(filter.value, context))
+            return replace(filter, value=resolve_value(filter.value, context))
 
 
-def _resolve_value(value: Any, context: VariableContext) -> Any:
+def resolve_value(value: Any, context: VariableContext) -> Any:
+    """A value with its dynamic variables replaced (presets, filter values)."""
     if isinstance(value, str):
         return _resolve_text(value, context)
     if isinstance(value, list | tuple):

@@ -7,7 +7,7 @@ import pytest
 
 from tests.access.helpers import Client, MadeUser, call, code, ok, user_with
 from tests.api.test_capture import capture
-from tests.conftest import AUTH
+from tests.conftest import ADMIN_TOKEN, AUTH
 from tests.epcis_documents import document, object_event
 
 #: For each collection: the items the admin creates, the field the item rule tests, and
@@ -332,16 +332,148 @@ async def test_queries_need_read_on_epcis_event(client: Client) -> None:
     assert await epcis(client, "GET", "/v2/epcis/queries", writer.token) == 403
 
 
-async def test_a_read_rule_on_events_refuses_rather_than_shows_everything(client: Client) -> None:
+HERE = "urn:epc:id:sgln:4012345.00001.0"
+THERE = "urn:epc:id:sgln:4012345.00002.0"
+
+
+async def event_ids(
+    client: Client, token: str, path: str = "/v2/epcis/events", **params: str
+) -> list[str]:
+    """Every event a token sees, following the pages."""
+    found: list[str] = []
+    url: str | None = path
+    query: dict[str, str] | None = params
+    while url:
+        response = await client.get(url, params=query, headers={"Authorization": f"Bearer {token}"})
+        assert response.status == 200, await response.text()
+        body = await response.json()
+        found += [
+            e["eventID"] for e in body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+        ]
+        link = response.headers.get("Link")
+        url = link[link.index("<") + 1 : link.index(">")] if link else None
+        url = url[url.index("/v2/") :] if url else None
+        query = None
+    return found
+
+
+async def test_a_read_rule_limits_every_query_and_page_to_the_partners_events(
+    client: Client,
+) -> None:
+    mine = [
+        object_event(
+            bizLocation={"id": HERE}, eventID=f"urn:uuid:00000000-0000-4000-8000-00000000000{i}"
+        )
+        for i in range(3)
+    ]
+    theirs = [object_event(bizLocation={"id": THERE}) for _ in range(3)]
+    await capture(client, document(*mine[:2], *theirs, mine[2]))
     partner = await user_with(
         client,
         {
             "collection": "epcis_event",
             "action": "read",
+            "permissions": {"bizLocation": {"_eq": HERE}},
+        },
+    )
+    expected = sorted(e["eventID"] for e in mine)
+    assert sorted(await event_ids(client, partner.token, perPage="1")) == expected
+    assert await event_ids(client, partner.token, EQ_bizLocation=THERE) == []
+    assert len(await event_ids(client, ADMIN_TOKEN)) == 6
+
+
+async def test_a_read_rule_limits_named_queries_too(client: Client) -> None:
+    await capture(
+        client,
+        document(object_event(bizLocation={"id": HERE}), object_event(bizLocation={"id": THERE})),
+    )
+    partner = await user_with(
+        client,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"bizLocation": {"_eq": HERE}},
+        },
+    )
+    response = await client.post(
+        "/v2/epcis/queries",
+        json={"name": "shipped", "query": {"EQ_bizStep": ["shipping"]}},
+        headers={"Authorization": f"Bearer {partner.token}"},
+    )
+    assert response.status == 201
+    assert len(await event_ids(client, partner.token, "/v2/epcis/queries/shipped/events")) == 1
+    assert len(await event_ids(client, ADMIN_TOKEN, "/v2/epcis/queries/shipped/events")) == 2
+
+
+async def test_rules_of_several_policies_add_up(client: Client) -> None:
+    await capture(
+        client,
+        document(
+            object_event(bizLocation={"id": HERE}, bizStep="receiving"),
+            object_event(bizLocation={"id": THERE}, bizStep="shipping"),
+            object_event(bizLocation={"id": THERE}, bizStep="receiving"),
+        ),
+    )
+    partner = await user_with(
+        client,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"bizLocation": {"_eq": HERE}},
+        },
+    )
+    extra = await ok(client, "POST", "/policies", {"name": "shipping too"})
+    await ok(
+        client,
+        "POST",
+        "/permissions",
+        {
+            "policy": extra["id"],
+            "collection": "epcis_event",
+            "action": "read",
             "permissions": {"bizStep": {"_eq": "shipping"}},
         },
     )
-    assert await epcis(client, "GET", "/v2/epcis/events", partner.token) == 403
+    await ok(
+        client, "PATCH", f"/users/{partner.id}", {"policies": {"create": [{"policy": extra["id"]}]}}
+    )
+    assert len(await event_ids(client, partner.token)) == 2
+
+
+async def test_a_rule_may_name_an_epc_pattern(client: Client) -> None:
+    await capture(
+        client,
+        document(
+            object_event(epcList=["urn:epc:id:sgtin:4012345.011111.900"]),
+            object_event(epcList=["urn:epc:id:sgtin:4099999.011111.900"]),
+        ),
+    )
+    partner = await user_with(
+        client,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"epc": {"_in": ["urn:epc:idpat:sgtin:4012345.*.*"]}},
+        },
+    )
+    assert len(await event_ids(client, partner.token)) == 1
+
+
+async def test_a_rule_on_events_that_queries_cannot_answer_is_refused(client: Client) -> None:
+    policy = await ok(client, "POST", "/policies", {"name": "p"})
+    status, body = await call(
+        client,
+        "POST",
+        "/permissions",
+        {
+            "policy": policy["id"],
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"bizStep": {"_contains": "ship"}},
+        },
+    )
+    assert (status, code(body)) == (400, "INVALID_PAYLOAD")
+    assert "_eq or _in" in body["errors"][0]["message"]
 
 
 async def test_the_epcis_api_takes_static_tokens_only(client: Client) -> None:

@@ -1,0 +1,103 @@
+"""Item rules on `epcis_event`: which events a permission lets a caller see.
+
+A rule is a Directus filter over the fields of an event; it is answered by the EPCIS
+event queries the repository already evaluates, so a partner's rule applies with the
+same EPC, CBV and time semantics as their own queries, on every page. A rule becomes a
+disjunction of queries: the events it allows are those that match any of them.
+"""
+
+from collections.abc import Sequence
+from itertools import product
+from typing import Any
+
+from domain.collections.query import And, Condition, Filter, Or
+from domain.epcis.event_query import EventQuery, QueryParameterError, parse_event_query
+
+#: Event fields a rule may test with `_eq` / `_in`, and the query parameter of each.
+#: EPC fields take exact EPCs and patterns (`urn:epc:idpat:sgtin:4012345.*.*`, or a URI
+#: ending in `*`), as the MATCH_ parameters do.
+MATCHED_FIELDS = {
+    "type": "eventType",
+    "eventType": "eventType",
+    "action": "EQ_action",
+    "bizStep": "EQ_bizStep",
+    "disposition": "EQ_disposition",
+    "readPoint": "EQ_readPoint",
+    "bizLocation": "EQ_bizLocation",
+    "eventID": "EQ_eventID",
+    "transformationID": "EQ_transformationID",
+    "epc": "MATCH_anyEPC",
+    "epcList": "MATCH_epc",
+    "parentID": "MATCH_parentID",
+    "inputEPCList": "MATCH_inputEPC",
+    "outputEPCList": "MATCH_outputEPC",
+    "epcClass": "MATCH_anyEPCClass",
+}
+#: Time fields a rule may bound with `_gte` / `_lt`.
+TIME_FIELDS = {"eventTime": "eventTime", "recordTime": "recordTime"}
+
+Parameters = dict[str, list[str]]
+
+
+class EventRuleError(ValueError):
+    """A rule that cannot be turned into event queries; the message says why."""
+
+
+def allowed_queries(rule: Filter) -> tuple[EventQuery, ...]:
+    """The event queries whose union is what `rule` allows (variables already resolved)."""
+    queries = []
+    for parameters in _alternatives(rule):
+        try:
+            queries.append(parse_event_query(parameters))
+        except QueryParameterError as exc:
+            raise EventRuleError(str(exc)) from exc
+    return tuple(queries)
+
+
+def _alternatives(node: Filter) -> list[Parameters]:
+    if isinstance(node, Or):
+        return [alternative for item in node.items for alternative in _alternatives(item)]
+    if isinstance(node, And):
+        combined: list[Parameters] = []
+        for parts in product(*(_alternatives(item) for item in node.items)):
+            combined.append(_both(parts))
+        return combined
+    if isinstance(node, Condition):
+        return [_parameters(node)]
+    raise EventRuleError("rules on epcis_event test the event's own fields, not relations")
+
+
+def _both(parts: Sequence[Parameters]) -> Parameters:
+    merged: Parameters = {}
+    for part in parts:
+        for name, values in part.items():
+            if name in merged:
+                raise EventRuleError(
+                    f"{name} is tested twice in one condition; list the values with _in"
+                )
+            merged[name] = values
+    return merged
+
+
+def _parameters(condition: Condition) -> Parameters:
+    if len(condition.path) != 1:
+        raise EventRuleError(f"{'.'.join(condition.path)}: not a field of an event")
+    field, op = condition.path[0], condition.operator
+    if field in MATCHED_FIELDS:
+        if op not in ("_eq", "_in"):
+            raise EventRuleError(f"{field} takes _eq or _in in a rule, not {op}")
+        return {MATCHED_FIELDS[field]: _texts(field, condition.value)}
+    if field in TIME_FIELDS:
+        bound = {"_gte": "GE_", "_lt": "LT_"}.get(op)
+        if bound is None:
+            raise EventRuleError(f"{field} takes _gte or _lt in a rule, not {op}")
+        return {bound + TIME_FIELDS[field]: _texts(field, condition.value)}
+    known = ", ".join([*MATCHED_FIELDS, *TIME_FIELDS])
+    raise EventRuleError(f"{field}: not a field a rule on events can test ({known})")
+
+
+def _texts(field: str, value: Any) -> list[str]:
+    values = value if isinstance(value, list | tuple) else [value]
+    if not values or not all(isinstance(v, str) and v.strip() for v in values):
+        raise EventRuleError(f"{field}: the values must be non-empty strings")
+    return [v.strip() for v in values]

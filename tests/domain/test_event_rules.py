@@ -1,0 +1,83 @@
+"""Item rules on epcis_event turned into the event queries they allow."""
+
+import pytest
+
+from domain.collections.query import parse_filter
+from domain.epcis.event_query import parse_event_query
+from domain.epcis.event_rules import EventRuleError, allowed_queries
+
+SGLN = "urn:epc:id:sgln:4012345.00001.0"
+
+
+def queries(rule: object) -> tuple[object, ...]:
+    return allowed_queries(parse_filter(rule))
+
+
+def test_a_field_condition_becomes_the_matching_query_parameter() -> None:
+    assert queries({"bizLocation": {"_eq": SGLN}}) == (
+        parse_event_query({"EQ_bizLocation": [SGLN]}),
+    )
+
+
+def test_in_lists_the_allowed_values() -> None:
+    assert queries({"bizStep": {"_in": ["shipping", "receiving"]}}) == (
+        parse_event_query({"EQ_bizStep": ["shipping", "receiving"]}),
+    )
+
+
+def test_an_epc_condition_takes_patterns() -> None:
+    pattern = "urn:epc:idpat:sgtin:4012345.*.*"
+    assert queries({"epc": {"_eq": pattern}}) == (parse_event_query({"MATCH_anyEPC": [pattern]}),)
+
+
+def test_conditions_on_several_fields_must_all_hold() -> None:
+    assert queries({"bizStep": {"_eq": "shipping"}, "readPoint": {"_eq": SGLN}}) == (
+        parse_event_query({"EQ_bizStep": ["shipping"], "EQ_readPoint": [SGLN]}),
+    )
+
+
+def test_or_allows_either_alternative() -> None:
+    rule = {"_or": [{"bizStep": {"_eq": "shipping"}}, {"readPoint": {"_eq": SGLN}}]}
+    assert queries(rule) == (
+        parse_event_query({"EQ_bizStep": ["shipping"]}),
+        parse_event_query({"EQ_readPoint": [SGLN]}),
+    )
+
+
+def test_and_over_or_distributes() -> None:
+    rule = {
+        "_and": [
+            {"_or": [{"bizStep": {"_eq": "shipping"}}, {"bizStep": {"_eq": "receiving"}}]},
+            {"bizLocation": {"_eq": SGLN}},
+        ]
+    }
+    assert len(queries(rule)) == 2
+
+
+def test_time_fields_take_lower_and_upper_bounds() -> None:
+    rule = {
+        "eventTime": {"_gte": "2024-01-01T00:00:00Z"},
+        "recordTime": {"_lt": "2025-01-01T00:00:00Z"},
+    }
+    assert queries(rule) == (
+        parse_event_query(
+            {"GE_eventTime": ["2024-01-01T00:00:00Z"], "LT_recordTime": ["2025-01-01T00:00:00Z"]}
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("rule", "reason"),
+    [
+        ({"bizStep": {"_contains": "ship"}}, "takes _eq or _in"),
+        ({"eventTime": {"_gt": "2024-01-01T00:00:00Z"}}, "takes _gte or _lt"),
+        ({"colour": {"_eq": "red"}}, "not a field a rule on events can test"),
+        ({"readPoint": {"id": {"_eq": SGLN}}}, "not relations"),
+        ({"_and": [{"bizStep": {"_eq": "a"}}, {"bizStep": {"_eq": "b"}}]}, "tested twice"),
+        ({"eventTime": {"_gte": "yesterday"}}, "eventTime"),
+        ({"bizStep": {"_in": []}}, "non-empty"),
+    ],
+)
+def test_a_rule_events_cannot_answer_is_refused_with_the_reason(rule: object, reason: str) -> None:
+    with pytest.raises(EventRuleError, match=reason):
+        queries(rule)
