@@ -9,7 +9,7 @@ from aiohttp import web
 
 from api.epcis_responses import EPCIS_VERSION_HEADERS, epcis_exception, json_response
 from api.keys import caller, event_scope, service
-from application.errors import AlreadyExists, InvalidRequest, NotFound
+from application.errors import AlreadyExists, Forbidden, InvalidRequest, NotFound
 from application.event_queries import PAGING_PARAMETERS, EventPage
 from application.named_queries import NamedQueryRow
 from application.page_tokens import InvalidPageToken
@@ -138,10 +138,12 @@ class NamedQueryView(web.View):
         """Delete the named query."""
         try:
             await service(self.request).named_queries.delete(
-                self.request.match_info["name"], caller(self.request).user
+                self.request.match_info["name"], caller(self.request)
             )
         except NotFound as exc:
             return epcis_exception(404, "NoSuchNameException", str(exc))
+        except Forbidden as exc:
+            return epcis_exception(403, "SecurityException", exc.message)
         return web.Response(status=204, headers=EPCIS_VERSION_HEADERS)
 
 

@@ -13,10 +13,10 @@ REFRESH_COOKIE = "platform_refresh_token"
 
 
 def client_ip(request: web.Request, trust_proxy: bool) -> str | None:
-    """The client's address: the connection's peer, or behind a trusted proxy the first
-    address of X-Forwarded-For."""
+    """The client's address: the connection's peer, or behind a trusted proxy the address
+    that proxy saw, the last of X-Forwarded-For (the earlier ones the client can write)."""
     if trust_proxy:
-        forwarded = request.headers.get("X-Forwarded-For", "").split(",")[0].strip()
+        forwarded = request.headers.get("X-Forwarded-For", "").split(",")[-1].strip()
         if forwarded:
             return forwarded
     return request.remote

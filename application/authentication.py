@@ -22,6 +22,7 @@ from application.errors import (
     TokenExpired,
     UserSuspended,
 )
+from application.login_throttle import LoginThrottle
 from domain.access.policies import Accountability
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.one_time_passwords import valid_otp
@@ -69,10 +70,9 @@ class Authenticator:
         blocking: BlockingRunner,
         lifetimes: TokenLifetimes,
         *,
-        on_failed_login: Callable[[str | None, UserCredentials | None], Awaitable[None]],
-        retry_after: Callable[[str | None], int],
-        failures_per_minute: int,
-        on_login: Callable[[str], None],
+        throttle: LoginThrottle,
+        passwords: BlockingRunner,
+        suspend: Callable[[str], Awaitable[None]],
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._access = access
@@ -80,10 +80,10 @@ class Authenticator:
         self._tokens = tokens
         self._blocking = blocking
         self.lifetimes = lifetimes
-        self._on_failed_login = on_failed_login
-        self._retry_after = retry_after
-        self._failures_per_minute = failures_per_minute
-        self._on_login = on_login
+        self._throttle = throttle
+        # Password checks run apart, so a burst of logins cannot hold up every request.
+        self._passwords = passwords
+        self._suspend = suspend
         self._clock = clock
 
     # -- resolving callers -----------------------------------------------------------
@@ -100,7 +100,8 @@ class Authenticator:
             return await self.static_caller(token, ip)
         claims = self._verified(token)
         user_id = claims.get("id")
-        if not isinstance(user_id, str):
+        # Links in e-mails are signed by the same key: only access tokens authenticate.
+        if claims.get("typ") != "access" or not isinstance(user_id, str):
             raise InvalidToken()
         session = claims.get("session")
         if session is not None:
@@ -137,27 +138,34 @@ class Authenticator:
         Every failure costs the same time and says the same thing, whether or not the
         e-mail exists; an address that failed too often in the last minute must wait.
         """
-        wait = self._retry_after(ip)
+        wait = self._throttle.attempt(ip)
         if wait:
-            raise RequestsExceeded(wait, self._failures_per_minute)
+            raise RequestsExceeded(wait, self._throttle.per_minute)
         user = await self._blocking.run(self._access.reader.user_by_email, email)
         stored = user.password_hash if user is not None else None
-        matches = await self._blocking.run(verify_password, stored or _DUMMY_HASH, password)
+        matches = await self._passwords.run(verify_password, stored or _DUMMY_HASH, password)
         if user is None or stored is None or not matches or user.status != "active":
-            await self._on_failed_login(ip, user)
+            await self._failed(user)
             raise InvalidCredentials()
         if user.tfa_secret and (otp is None or not valid_otp(user.tfa_secret, otp)):
-            if otp is not None:
+            if otp is None:
+                self._throttle.release(ip)
+            else:
                 # Guessing codes is slowed down like guessing passwords.
-                await self._on_failed_login(ip, user)
+                await self._failed(user)
             raise InvalidOtp()
+        self._throttle.succeeded(ip, user.id)
+        await self._blocking.run(self._sessions.purge, self._clock())
         return await self.open_session(user, mode, ip, user_agent)
+
+    async def _failed(self, user: UserCredentials | None) -> None:
+        if self._throttle.failed(user.id if user else None) and user is not None:
+            await self._suspend(user.id)
 
     async def open_session(
         self, user: UserCredentials, mode: Mode, ip: str | None, user_agent: str | None
     ) -> SignIn:
         """Tokens for a user who has proved who they are."""
-        self._on_login(user.id)
         refresh = secrets.token_urlsafe(48)
         lifetime = self.lifetimes.session if mode == "session" else self.lifetimes.refresh
         await self._blocking.run(
@@ -205,14 +213,16 @@ class Authenticator:
             raise InvalidToken() from exc
 
     def _session_of(self, session_token: str) -> str:
-        session = self._verified(session_token).get("session")
-        if not isinstance(session, str):
+        claims = self._verified(session_token)
+        session = claims.get("session")
+        if claims.get("typ") != "access" or not isinstance(session, str):
             raise InvalidToken()
         return session
 
     async def _sign_in(self, user: UserCredentials, mode: Mode, refresh: str) -> SignIn:
         caller = await self._access.for_user(user, None, "jwt")
         claims: dict[str, object] = {
+            "typ": "access",
             "id": user.id,
             "role": user.role,
             "app_access": caller.app,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from domain.access.collections import ACCESS, POLICIES, ROLES, USERS
+from domain.access.collections import ACCESS, POLICIES, ROLES, USERS, normalise_email
 from domain.access.policies import PUBLIC_POLICY_ID
 from domain.access.user import User
 from domain.collections.query import format_datetime
@@ -73,7 +73,7 @@ class AdminBootstrap:
             token = token or secrets.token_urlsafe(32)
             password_hash, token_hash = hash_password(password), hash_token(token)
             credentials = BootstrapCredentials(email, password, token, generated)
-        email = email.lower()
+        email = normalise_email(email)
         records = [
             _record(POLICIES, PUBLIC_POLICY_ID, at, name="Public", icon="public"),
             _record(ACCESS, _fixed_id("public-access"), at, policy=PUBLIC_POLICY_ID),
@@ -108,7 +108,15 @@ class AdminBootstrap:
             ),
         ]
         try:
-            self._store.save(*records, UniqueValue(USERS.name, "email", email, BOOTSTRAP_ADMIN_ID))
+            self._store.save(
+                *records,
+                UniqueValue(USERS.name, "email", email, BOOTSTRAP_ADMIN_ID),
+                *(
+                    [UniqueValue(USERS.name, "token", token_hash, BOOTSTRAP_ADMIN_ID)]
+                    if token_hash
+                    else []
+                ),
+            )
         except DuplicateAggregate:
             return None
         return credentials

@@ -126,3 +126,9 @@ class Unprocessable(PlatformError):
 
     def __init__(self, reason: str) -> None:
         super().__init__(f"Can't process content. {reason.rstrip('.')}.", reason=reason)
+
+
+class ServiceUnavailable(PlatformError):
+    """A write kept losing races with concurrent writes; trying again will do."""
+
+    code = "SERVICE_UNAVAILABLE"

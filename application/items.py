@@ -8,11 +8,13 @@ events are in those tables.
 
 import contextlib
 import dataclasses
+import random
+import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from application.blocking import BlockingRunner
 from application.errors import (
@@ -21,6 +23,7 @@ from application.errors import (
     InvalidPayload,
     InvalidQuery,
     RecordNotUnique,
+    ServiceUnavailable,
 )
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability, CollectionAccess
@@ -39,15 +42,30 @@ from domain.collections.query import (
     validate,
 )
 from domain.collections.schema import Alias, Collection, FieldType, Schema
+from domain.records.key_sequence import KeySequence
 from domain.records.record import Record, RecordDeleted
 from domain.records.unique_value import UniqueValue, ValueTaken
 from infrastructure.event_store import DuplicateAggregate, EventStore
 from projections.item_queries import ItemReader
 
 Item = dict[str, Any]
+T = TypeVar("T")
+
+#: Integer keys are 64-bit: a larger one names nothing that can exist.
+_INT64 = range(-(2**63), 2**63).__contains__
 
 #: Attempts at a write that lost a race (a taken integer key, a concurrent change).
-WRITE_ATTEMPTS = 5
+WRITE_ATTEMPTS = 20
+
+
+@dataclass(frozen=True)
+class _ReadScope:
+    """What a caller may read (all None for administrators): the root collection's item
+    rule, the readable fields and the item rules of every readable collection."""
+
+    root: Filter | None
+    fields: Mapping[str, frozenset[str]] | None
+    rules: Mapping[str, Filter] | None
 
 
 @dataclass(frozen=True)
@@ -75,9 +93,6 @@ class CollectionRules:
         """The form in which a unique value is compared."""
         return str(value)
 
-    def before_delete(self, keys: Sequence[Any]) -> None:
-        """Refuse a delete that would break the service (raise a PlatformError)."""
-
     def before_update(self, keys: Sequence[Any], changes: Item) -> None:
         """Refuse an update that would break the service (raise a PlatformError)."""
 
@@ -88,24 +103,43 @@ class CollectionRules:
         """React to changed items once they are stored (end sessions)."""
 
 
+#: Looks at a batch's aggregates before they are saved; raises to refuse the batch.
+Guard = Callable[[Iterable[Any]], None]
+
+
 class _Batch:
     """The aggregates one request changes, saved together."""
 
-    def __init__(self, store: EventStore, actor: str | None, at: str) -> None:
+    def __init__(self, store: EventStore, actor: str | None, at: str, guard: Guard) -> None:
         self.store = store
         self.actor = actor
         self.at = at
         self.aggregates: dict[str, Any] = {}
+        self._missing: set[str] = set()
+        self._guard = guard
 
     def load(self, aggregate_id: str) -> Any:
+        """The aggregate as this batch first saw it; KeyError if it did not exist then.
+
+        Absence is remembered too: a batch works on one view of the store, and the store
+        refuses it at save time if another write got there first.
+        """
+        if aggregate_id in self._missing:
+            raise KeyError(aggregate_id)
         if aggregate_id not in self.aggregates:
-            self.aggregates[aggregate_id] = self.store.get(aggregate_id)
+            try:
+                self.aggregates[aggregate_id] = self.store.get(aggregate_id)
+            except KeyError:
+                self._missing.add(aggregate_id)
+                raise
         return self.aggregates[aggregate_id]
 
     def add(self, aggregate: Any) -> None:
+        self._missing.discard(aggregate.id)
         self.aggregates[aggregate.id] = aggregate
 
     def save(self) -> int:
+        self._guard(self.aggregates.values())
         return self.store.save(*self.aggregates.values())
 
 
@@ -122,9 +156,11 @@ class ItemsService:
         blocking: BlockingRunner,
         *,
         read_your_writes_timeout: float,
+        guard: Guard = lambda aggregates: None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._store = store
+        self._guard = guard
         self._reader = reader
         self.schema = schema
         self._rules = rules
@@ -154,28 +190,32 @@ class ItemsService:
         keys: Sequence[Any] | None,
     ) -> ItemList:
         spec = self._collection(collection)
-        restrict, allowed = self._read_scope(caller, spec)
-        query = self._checked(query, spec, caller)
+        scope = self._read_scope(caller, spec)
+        query = self._checked(query, spec, caller, scope.fields)
         with _query_errors():
             items = self._reader.list(
                 spec.name,
                 query,
-                restrict=restrict,
+                restrict=scope.root,
                 keys=_keys(spec, keys) if keys is not None else None,
-                allowed_fields=allowed,
+                allowed_fields=scope.fields,
+                restrict_related=scope.rules,
             )
             meta: dict[str, int] | None = None
             if query.meta:
                 meta = {}
                 if "total_count" in query.meta:
-                    meta["total_count"] = self._reader.count(spec.name, restrict=restrict)
+                    meta["total_count"] = self._reader.count(
+                        spec.name, restrict=scope.root, restrict_related=scope.rules
+                    )
                 if "filter_count" in query.meta:
                     meta["filter_count"] = self._reader.count(
                         spec.name,
                         filter=query.filter,
                         search=query.search,
-                        restrict=restrict,
-                        allowed_fields=allowed,
+                        restrict=scope.root,
+                        allowed_fields=scope.fields,
+                        restrict_related=scope.rules,
                     )
         return ItemList(items, meta)
 
@@ -188,21 +228,23 @@ class ItemsService:
             raise Forbidden()
         return result.items[0]
 
-    def _read_scope(
-        self, caller: Accountability, spec: Collection
-    ) -> tuple[Filter | None, Mapping[str, frozenset[str]] | None]:
-        """The item rule and the readable fields (per collection) of the caller."""
+    def _read_scope(self, caller: Accountability, spec: Collection) -> _ReadScope:
+        """What the caller may read: per readable collection its fields and item rule."""
         if caller.admin:
-            return None, None
-        access = caller.access(spec.name, "read")
-        if access is None:
+            return _ReadScope(None, None, None)
+        if caller.access(spec.name, "read") is None:
             raise Forbidden(_no_collection(spec.name))
-        allowed = {}
+        fields: dict[str, frozenset[str]] = {}
+        rules: dict[str, Filter] = {}
         for other in self.schema:
-            other_access = caller.access(other.name, "read")
-            if other_access is not None:
-                allowed[other.name] = frozenset(other_access.fields)
-        return self._rule(access, spec, caller), allowed
+            access = caller.access(other.name, "read")
+            if access is None:
+                continue
+            fields[other.name] = frozenset(access.fields)
+            rule = self._rule(access, other, caller)
+            if rule is not None:
+                rules[other.name] = rule
+        return _ReadScope(rules.get(spec.name), fields, rules)
 
     def _rule(
         self, access: CollectionAccess, spec: Collection, caller: Accountability
@@ -211,18 +253,30 @@ class ItemsService:
             return None
         return self._filter(access.rule, spec, caller)
 
-    def _filter(self, raw: Any, spec: Collection, caller: Accountability) -> Filter:
+    def _filter(
+        self,
+        raw: Any,
+        spec: Collection,
+        caller: Accountability,
+        purpose: Literal["permission", "validation"] = "permission",
+    ) -> Filter:
         # Rules are written by administrators; one that no longer fits the schema denies
         # rather than errs, so a stale rule never widens access.
         try:
-            parsed = validate(parse_filter(raw), spec, self.schema)
+            parsed = validate(parse_filter(raw), spec, self.schema, purpose=purpose)
             return resolve_variables(parsed, _variables(caller, self._clock()))
         except (QueryError, FieldForbidden) as exc:
             raise Forbidden(f"A permission rule of {spec.name} cannot be applied: {exc}") from exc
 
-    def _checked(self, query: ItemQuery, spec: Collection, caller: Accountability) -> ItemQuery:
+    def _checked(
+        self,
+        query: ItemQuery,
+        spec: Collection,
+        caller: Accountability,
+        fields: Mapping[str, frozenset[str]] | None,
+    ) -> ItemQuery:
         with _query_errors():
-            checked = validate(query, spec, self.schema)
+            checked = validate(query, spec, self.schema, allowed_fields=fields)
             if checked.filter is not None:
                 resolved = resolve_variables(checked.filter, _variables(caller, self._clock()))
                 checked = dataclasses.replace(checked, filter=resolved)
@@ -267,23 +321,19 @@ class ItemsService:
         rules = self._rules.get(spec.name, self._default_rules)
         access = self._write_access(caller, spec, "create")
         prepared = [self._payload(caller, spec, rules, access, p, creating=True) for p in payloads]
-        for attempt in range(WRITE_ATTEMPTS):
-            batch = _Batch(self._store, caller.user, self._now())
+
+        def build(batch: _Batch) -> list[Item]:
             stored = []
-            for index, (values, nested) in enumerate(prepared):
-                key = self._new_key(spec, values, attempt * len(prepared) + index)
+            for values, nested in prepared:
+                key = self._new_key(batch, spec, values)
                 values = {**spec.defaults(), **values, spec.primary_key: key}
                 self._put(batch, spec, key, values)
                 self._claim(batch, spec, rules, key, values, None)
                 self._write_aliases(caller, batch, spec, key, nested)
                 stored.append(values)
-            try:
-                return stored, batch.save()
-            except DuplicateAggregate:
-                # A concurrent write took a key or a unique value first: build again
-                # from what is stored now.
-                continue
-        raise Forbidden(f"The items of {spec.name} kept changing; try again")
+            return stored
+
+        return self._write(spec, caller.user, build)
 
     async def update(
         self,
@@ -310,22 +360,14 @@ class ItemsService:
         self._require_visible(caller, spec, access, "update", keys)
         values, nested = self._payload(caller, spec, rules, access, data, creating=False)
         rules.before_update(keys, values)
-        for _ in range(WRITE_ATTEMPTS):
-            batch = _Batch(self._store, caller.user, self._now())
+
+        def build(batch: _Batch) -> Item:
             for key in keys:
-                record: Record = batch.load(Record.create_id(spec.name, str(key)))
-                before = dict(record.values)
-                try:
-                    record.update(values, batch.actor, batch.at)
-                except RecordDeleted:
-                    raise Forbidden(_no_permission("update", spec.name)) from None
-                self._claim(batch, spec, rules, key, record.values, before)
+                self._change(batch, spec, rules, key, values)
                 self._write_aliases(caller, batch, spec, key, nested)
-            try:
-                return values, batch.save()
-            except DuplicateAggregate:
-                continue  # a concurrent change won; read the records again
-        raise Forbidden(f"The items of {spec.name} kept changing; try again")
+            return values
+
+        return self._write(spec, caller.user, build)
 
     async def set_values(
         self, collection: str, key: Any, values: Item, *, actor: str | None
@@ -338,17 +380,11 @@ class ItemsService:
 
     def _set_values(self, spec: Collection, key: Any, values: Item, actor: str | None) -> int:
         rules = self._rules.get(spec.name, self._default_rules)
-        for _ in range(WRITE_ATTEMPTS):
-            batch = _Batch(self._store, actor, self._now())
-            record: Record = batch.load(Record.create_id(spec.name, str(key)))
-            before = dict(record.values)
-            record.update(rules.prepare(values, creating=False), batch.actor, batch.at)
-            self._claim(batch, spec, rules, key, record.values, before)
-            try:
-                return batch.save()
-            except DuplicateAggregate:
-                continue
-        raise Forbidden(f"The items of {spec.name} kept changing; try again")
+        prepared = rules.prepare(values, creating=False)
+        _, position = self._write(
+            spec, actor, lambda batch: self._change(batch, spec, rules, key, prepared)
+        )
+        return position
 
     async def delete(self, caller: Accountability, collection: str, keys: Sequence[Any]) -> None:
         """Delete every key, all or none."""
@@ -360,18 +396,43 @@ class ItemsService:
         rules = self._rules.get(spec.name, self._default_rules)
         access = self._write_access(caller, spec, "delete")
         self._require_visible(caller, spec, access, "delete", keys)
-        rules.before_delete(keys)
-        for _ in range(WRITE_ATTEMPTS):
-            batch = _Batch(self._store, caller.user, self._now())
+
+        def build(batch: _Batch) -> None:
             for key in keys:
                 self._remove(batch, spec, rules, key)
-            try:
-                return batch.save()
-            except DuplicateAggregate:
-                continue
-        raise Forbidden(f"The items of {spec.name} kept changing; try again")
+
+        _, position = self._write(spec, caller.user, build)
+        return position
 
     # -- the parts of a write --------------------------------------------------------
+
+    def _write(
+        self, spec: Collection, actor: str | None, build: Callable[[_Batch], T]
+    ) -> tuple[T, int]:
+        """Build a batch and save it; when a concurrent write got there first (a key, a
+        unique value, a newer version of a record), build it again from what is stored
+        now. Returns what `build` returned and the log position of the save."""
+        for attempt in range(WRITE_ATTEMPTS):
+            batch = self._batch(actor)
+            result = build(batch)
+            try:
+                return result, batch.save()
+            except DuplicateAggregate:
+                # Writers that collided should not collide again at once.
+                time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+        raise ServiceUnavailable(f"The items of {spec.name} kept changing; try again.")
+
+    def _change(
+        self, batch: _Batch, spec: Collection, rules: CollectionRules, key: Any, values: Item
+    ) -> None:
+        """Update one record in the batch, with its unique values."""
+        record: Record = batch.load(Record.create_id(spec.name, str(key)))
+        before = dict(record.values)
+        try:
+            record.update(values, batch.actor, batch.at)
+        except RecordDeleted:
+            raise Forbidden(_no_permission("update", spec.name)) from None
+        self._claim(batch, spec, rules, key, record.values, before)
 
     def _write_access(
         self, caller: Accountability, spec: Collection, action: str
@@ -440,8 +501,10 @@ class ItemsService:
     ) -> None:
         failures = []
         for raw in access.validation:
-            rule = self._filter(raw, spec, caller)
-            if not matches(rule, values, spec):
+            rule = self._filter(raw, spec, caller, "validation")
+            # Only what the payload (with presets) holds is checked, unless a rule asks
+            # with _submitted that a field be there: as Directus validates.
+            if not matches(rule, values, spec, schema=self.schema, partial=True):
                 failures.append(raw)
         if failures:
             fields = sorted({k for rule in failures for k in rule if not k.startswith("_")})
@@ -449,6 +512,8 @@ class ItemsService:
                 "Validation failed"
                 + (f' for field "{fields[0]}"' if len(fields) == 1 else "")
                 + ".",
+                field=fields[0] if len(fields) == 1 else None,
+                type="validation",
                 rules=failures,
             )
 
@@ -463,13 +528,27 @@ class ItemsService:
                     f' in collection "{spec.name}"'
                 )
 
-    def _new_key(self, spec: Collection, values: Item, attempt: int) -> Any:
+    def _new_key(self, batch: _Batch, spec: Collection, values: Item) -> Any:
+        """The key of a new item: the one given, a UUID, or the next integer."""
         given = values.get(spec.primary_key)
+        if spec.key.type is not FieldType.INTEGER:
+            return given if given is not None else str(uuid.uuid4())
+        aggregate_id = KeySequence.create_id(spec.name)
+        try:
+            sequence: KeySequence = batch.load(aggregate_id)
+        except KeyError:
+            # Items created before the sequence existed keep their keys.
+            sequence = KeySequence(spec.name, self._reader.max_key(spec.name))
+            batch.add(sequence)
         if given is not None:
+            sequence.cover(given)
             return given
-        if spec.key.type is FieldType.INTEGER:
-            return self._reader.max_key(spec.name) + 1 + attempt
-        return str(uuid.uuid4())
+        key = sequence.take()
+        # Only items created before the sequence started can be in the way, deleted ones
+        # included: a new item never continues another's history.
+        while _stored(batch, Record.create_id(spec.name, str(key))):
+            key = sequence.take()
+        return key
 
     def _put(self, batch: _Batch, spec: Collection, key: Any, values: Item) -> None:
         aggregate_id = Record.create_id(spec.name, str(key))
@@ -572,6 +651,9 @@ class ItemsService:
         order = {k: i for i, k in enumerate(keys)}
         return sorted(result.items, key=lambda item: order.get(item.get(spec.primary_key), 0))
 
+    def _batch(self, actor: str | None) -> _Batch:
+        return _Batch(self._store, actor, self._now(), self._guard)
+
     def _collection(self, name: str) -> Collection:
         spec = self.schema.get(name)
         if spec is None:
@@ -640,36 +722,51 @@ class _O2MWrite:
             creating=True,
             parent=self._alias.foreign_key,
         )
-        key = service._new_key(target, values, 0)
+        key = service._new_key(self._batch, target, values)
         values = {**target.defaults(), **values, target.primary_key: key}
         service._put(self._batch, target, key, values)
 
     def _update(self, item: Any) -> Any:
-        service, target = self._service, self._target
+        target = self._target
         if not isinstance(item, dict) or item.get(target.primary_key) is None:
             raise InvalidPayload(f"Each updated item of {target.name} needs its primary key")
         key = self._existing_key(item[target.primary_key])
         changes = {k: v for k, v in item.items() if k != target.primary_key}
-        if changes:
-            rules = service._rules.get(target.name, service._default_rules)
-            access = service._write_access(self._caller, target, "update")
-            values, _ = service._payload(
-                self._caller, target, rules, access, changes, creating=False
+        if self._alias.foreign_key in changes:
+            raise InvalidPayload(
+                f'"{self._alias.foreign_key}" of a related {target.name} item cannot change here'
             )
-            record: Record = self._batch.load(Record.create_id(target.name, str(key)))
-            record.update(values, self._batch.actor, self._batch.at)
+        if changes:
+            self._changed(key, changes)
         return key
 
     def _delete(self, related: Any) -> None:
         service, target = self._service, self._target
         key = self._existing_key(related)
-        service._write_access(self._caller, target, "delete")
         if _owned(target, self._alias.foreign_key):
+            self._visible(key, "delete")
             rules = service._rules.get(target.name, service._default_rules)
             service._remove(self._batch, target, rules, key)
         else:
-            record: Record = self._batch.load(Record.create_id(target.name, str(key)))
-            record.update({self._alias.foreign_key: None}, self._batch.actor, self._batch.at)
+            # The related item stays; only its pointer to this item goes.
+            self._changed(key, {self._alias.foreign_key: None})
+
+    def _changed(self, key: Any, changes: Item) -> None:
+        """Apply changes to one related item, under its collection's update permission."""
+        service, target = self._service, self._target
+        rules = service._rules.get(target.name, service._default_rules)
+        access = self._visible(key, "update")
+        values, _ = service._payload(self._caller, target, rules, access, changes, creating=False)
+        rules.before_update([key], values)
+        service._change(self._batch, target, rules, key, values)
+
+    def _visible(self, key: Any, action: str) -> CollectionAccess | None:
+        """The caller's permission for `action` on the related item; Forbidden unless it
+        passes that permission's item rule."""
+        service, target = self._service, self._target
+        access = service._write_access(self._caller, target, action)
+        service._require_visible(self._caller, target, access, action, [key])
+        return access
 
     def _existing_key(self, related: Any) -> Any:
         target = self._target
@@ -680,6 +777,14 @@ class _O2MWrite:
                 f'"{related}" is not an item of {target.name} related to this item'
             )
         return keys[0]
+
+
+def _stored(batch: _Batch, aggregate_id: str) -> bool:
+    try:
+        batch.load(aggregate_id)
+    except KeyError:
+        return False
+    return True
 
 
 def _owned(collection: Collection, foreign_key: str) -> bool:
@@ -705,7 +810,7 @@ def _keys(spec: Collection, keys: Sequence[Any]) -> list[Any]:
                 value: Any = int(key)
             except (TypeError, ValueError):
                 raise Forbidden() from None
-            if isinstance(key, bool) or str(value) != str(key).strip():
+            if isinstance(key, bool) or str(value) != str(key).strip() or not _INT64(value):
                 raise Forbidden()
         elif spec.key.type is FieldType.UUID:
             try:

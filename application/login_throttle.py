@@ -1,17 +1,32 @@
 """Slows down password guessing: failed logins per client address, and per account."""
 
+import ipaddress
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 
 
-class LoginThrottle:
-    """Counts failed logins in this process.
+def _address_key(address: str | None) -> str:
+    """IPv4 addresses count one by one; IPv6 ones by their /64, which one client holds."""
+    if not address:
+        return ""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if parsed.version == 6:
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
 
-    Per address: at most `per_minute` failures in any sliding minute; successful logins
-    do not count. Per account: consecutive failures, reset by a success; the caller
-    suspends the account once `per_account` is reached.
+
+class LoginThrottle:
+    """Counts login attempts in this process.
+
+    Per address: at most `per_minute` failures in any sliding minute. Every attempt takes
+    a place before its password is checked, so attempts sent at once cannot all pass the
+    limit; a successful one gives its place back. Per account: consecutive failures,
+    reset by a success; the caller suspends the account once `per_account` is reached.
     """
 
     def __init__(
@@ -20,48 +35,53 @@ class LoginThrottle:
         per_account: int,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._per_minute = per_minute
+        self.per_minute = per_minute
         self._per_account = per_account
         self._clock = clock
         self._lock = threading.Lock()
         self._by_address: dict[str, deque[float]] = {}
         self._by_account: dict[str, int] = {}
 
-    def retry_after(self, address: str | None) -> int:
-        """Seconds until the address may try again; 0 when it may now."""
+    def attempt(self, address: str | None) -> int:
+        """Take a place for an attempt from `address`; the seconds to wait instead (and
+        no place taken) when its places for this minute are used up."""
         with self._lock:
-            failures = self._recent(address)
-            if len(failures) < self._per_minute:
-                return 0
-            return max(1, int(failures[0] + 60 - self._clock() + 0.999))
+            attempts = self._recent(_address_key(address))
+            if len(attempts) >= self.per_minute:
+                return max(1, int(attempts[0] + 60 - self._clock() + 0.999))
+            attempts.append(self._clock())
+            return 0
 
-    @property
-    def per_minute(self) -> int:
-        """Failed logins an address may make in a minute."""
-        return self._per_minute
-
-    def failed(self, address: str | None, account: str | None) -> bool:
-        """Count a failure; True when the account has now failed too often in a row."""
+    def failed(self, account: str | None) -> bool:
+        """The attempt failed; True when the account has now failed too often in a row."""
+        if account is None:
+            return False
         with self._lock:
-            self._recent(address).append(self._clock())
-            if account is None:
-                return False
             count = self._by_account.get(account, 0) + 1
             self._by_account[account] = count
             return count >= self._per_account
 
-    def succeeded(self, account: str) -> None:
-        """A successful login resets the account's count."""
+    def release(self, address: str | None) -> None:
+        """The attempt did not fail (a right password still waiting for its one-time
+        password): its place is given back."""
+        with self._lock:
+            attempts = self._recent(_address_key(address))
+            if attempts:
+                attempts.pop()
+
+    def succeeded(self, address: str | None, account: str) -> None:
+        """The attempt succeeded: its place is given back and the account's count reset."""
+        self.release(address)
         with self._lock:
             self._by_account.pop(account, None)
 
-    def _recent(self, address: str | None) -> deque[float]:
-        failures = self._by_address.setdefault(address or "", deque())
+    def _recent(self, key: str) -> deque[float]:
+        attempts = self._by_address.setdefault(key, deque())
         horizon = self._clock() - 60
-        while failures and failures[0] <= horizon:
-            failures.popleft()
+        while attempts and attempts[0] <= horizon:
+            attempts.popleft()
         if len(self._by_address) > 100_000:
-            # Addresses that stopped failing long ago need no memory.
-            for key in [k for k, v in self._by_address.items() if not v]:
-                del self._by_address[key]
-        return failures
+            # Addresses that stopped trying long ago need no memory.
+            for stale in [k for k, v in self._by_address.items() if not v and k != key]:
+                del self._by_address[stale]
+        return attempts

@@ -7,9 +7,10 @@ from typing import Any
 
 from application.blocking import BlockingRunner
 from application.epcis_access import EventScope
-from application.errors import AlreadyExists, InvalidRequest, NotFound
+from application.errors import AlreadyExists, Forbidden, InvalidRequest, NotFound
 from application.event_queries import EventPage, EventQueryService
 from application.read_model_follower import ReadModelFollower
+from domain.access.policies import Accountability
 from domain.epcis.event_query import QueryParameterError, parse_event_query
 from domain.epcis.named_query import NamedQuery, QueryParameters
 from domain.epcis.timestamps import format_record_time
@@ -104,19 +105,22 @@ class NamedQueryService:
         """Every named query."""
         return await self._blocking.run(self._read_models.named_queries)
 
-    async def delete(self, name: str, deleted_by: str | None) -> None:
-        """Delete a named query; NotFound if there is none."""
-        position = await self._blocking.run(self._delete, name, deleted_by)
+    async def delete(self, name: str, caller: Accountability) -> None:
+        """Delete a named query; NotFound if there is none, Forbidden unless the caller
+        defined it or is an administrator."""
+        position = await self._blocking.run(self._delete, name, caller)
         await self._follower.wait_for(position, self._timeout)
 
-    def _delete(self, name: str, deleted_by: str | None) -> int:
+    def _delete(self, name: str, caller: Accountability) -> int:
         try:
             query: NamedQuery = self._store.get(NamedQuery.create_id(name))
         except KeyError as exc:
             raise NotFound(f"No query named '{name}'") from exc
         if query.deleted:
             raise NotFound(f"No query named '{name}'")
-        query.delete(deleted_by, format_record_time(self._clock()))
+        if not caller.admin and query.defined_by != caller.user:
+            raise Forbidden(f"Only the user who defined '{name}' may delete it")
+        query.delete(caller.user, format_record_time(self._clock()))
         try:
             return self._store.save(query)
         except DuplicateAggregate as exc:

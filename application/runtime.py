@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from application.access import AccessService
+from application.admin_guard import AdminGuard
 from application.authentication import Authenticator, TokenLifetimes
 from application.blocking import BlockingRunner
 from application.bootstrap import AdminBootstrap, BootstrapCredentials
@@ -41,7 +42,7 @@ from infrastructure.instance_store import InstanceStore
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
-from projections.access_reader import AccessReader, UserCredentials
+from projections.access_reader import AccessReader
 from projections.capture_jobs import CaptureJobsProjection
 from projections.epcis_event_reader import EpcisEventReader
 from projections.epcis_events import EpcisEventsProjection
@@ -164,10 +165,9 @@ class Tracepoint:
             self.follower,
             self.blocking,
             read_your_writes_timeout=settings.read_your_writes_timeout,
+            guard=AdminGuard(access_reader).check,
         )
-        self.login_throttle = LoginThrottle(
-            settings.login_failures_per_minute, settings.login_attempts
-        )
+        self.password_checks = BlockingRunner(workers=2)
         tokens = AccessTokens(secret.encode())
         self.authenticator = Authenticator(
             AccessService(access_reader, self.blocking),
@@ -179,10 +179,9 @@ class Tracepoint:
                 refresh=settings.refresh_token_ttl,
                 session=settings.session_cookie_ttl,
             ),
-            on_failed_login=self._failed_login,
-            retry_after=self.login_throttle.retry_after,
-            failures_per_minute=settings.login_failures_per_minute,
-            on_login=self.login_throttle.succeeded,
+            throttle=LoginThrottle(settings.login_failures_per_minute, settings.login_attempts),
+            passwords=self.password_checks,
+            suspend=self._suspend,
         )
         self.user_flows = UserFlows(
             self.items,
@@ -205,25 +204,23 @@ class Tracepoint:
     def _collection_rules(self, access_reader: AccessReader) -> dict[str, CollectionRules]:
         names = [c.name for c in SCHEMA] + list(EXTRA_PERMISSION_COLLECTIONS)
         return {
-            "users": UsersRules(access_reader, self.sessions, self.blocking),
-            "roles": RolesRules(),
+            "users": UsersRules(self.sessions, self.blocking),
+            "roles": RolesRules(access_reader),
             "policies": PoliciesRules(),
             "permissions": PermissionsRules(lambda: names),
             "notifications": NotificationsRules(access_reader, self.blocking, self.outbox),
         }
 
-    async def _failed_login(self, ip: str | None, user: UserCredentials | None) -> None:
-        """Count a failed login; suspend the account once it failed too often in a row."""
-        if not self.login_throttle.failed(ip, user.id if user else None) or user is None:
-            return
+    async def _suspend(self, user_id: str) -> None:
+        """Suspend an account that failed to sign in too often in a row."""
         try:
             await self.items.update(
-                SYSTEM, "users", [user.id], {"status": "suspended"}, ItemQuery(fields=("id",))
+                SYSTEM, "users", [user_id], {"status": "suspended"}, ItemQuery(fields=("id",))
             )
         except Unprocessable:
             # Guessing must not lock everybody out: the last administrator stays active
             # (the per-address limit still slows the guesser down).
-            log.warning("not suspending %s, the last active administrator", user.id)
+            log.warning("not suspending %s, the last active administrator", user_id)
 
     @classmethod
     def from_environment(cls) -> "Tracepoint":
@@ -252,6 +249,7 @@ class Tracepoint:
     def close(self) -> None:
         """Close every connection (after `stop`, or when the service was never started)."""
         self.blocking.close()
+        self.password_checks.close()
         self.analyser.close()
         self.store.close()
         self.database.close()

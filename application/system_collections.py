@@ -8,10 +8,10 @@ from typing import Any
 
 from application.blocking import BlockingRunner
 from application.epcis_access import EPCIS_EVENTS, rule_scope
-from application.errors import InvalidPayload, Unprocessable
+from application.errors import InvalidPayload
 from application.items import CollectionRules, Item
 from application.outbox import Outbox
-from domain.access.collections import ACTIONS
+from domain.access.collections import ACTIONS, normalise_email
 from domain.collections.query import FieldForbidden, QueryError, format_datetime, parse_filter
 from domain.epcis.event_rules import EventRuleError
 from infrastructure.mailer import Mail
@@ -28,15 +28,11 @@ EXTRA_PERMISSION_COLLECTIONS = ("files", "epcis_event")
 
 class UsersRules(CollectionRules):
     """E-mail addresses are unique and lower-case; passwords and static tokens are kept
-    only as hashes; the last administrator cannot be removed; a new password or address
-    ends the user's sessions."""
+    only as hashes; a new password or address ends the user's sessions."""
 
     writable_aliases = frozenset({"policies"})
 
-    def __init__(
-        self, access: AccessReader, sessions: SessionStore, blocking: BlockingRunner
-    ) -> None:
-        self._access = access
+    def __init__(self, sessions: SessionStore, blocking: BlockingRunner) -> None:
         self._sessions = sessions
         self._blocking = blocking
 
@@ -44,7 +40,7 @@ class UsersRules(CollectionRules):
         """Normalise the e-mail; hash the password and the static token."""
         values = dict(values)
         if values.get("email") is not None:
-            email = str(values["email"]).strip().lower()
+            email = normalise_email(str(values["email"]))
             if not _EMAIL.match(email):
                 raise InvalidPayload('"email" must be a valid email')
             values["email"] = email
@@ -62,16 +58,7 @@ class UsersRules(CollectionRules):
 
     def unique_value(self, field: str, value: Any) -> str:
         """E-mail addresses compare without case."""
-        return str(value).lower()
-
-    def before_update(self, keys: Sequence[Any], changes: Item) -> None:
-        """Refuse to suspend, archive or move the last active administrator."""
-        if changes.get("status", "active") != "active" or "role" in changes:
-            self._keep_an_admin(keys)
-
-    def before_delete(self, keys: Sequence[Any]) -> None:
-        """Refuse to delete the last active administrator."""
-        self._keep_an_admin(keys)
+        return normalise_email(str(value)) if field == "email" else str(value)
 
     async def after_update(self, keys: Sequence[Any], changes: Item) -> None:
         """A new password or e-mail address signs the user out everywhere."""
@@ -79,16 +66,21 @@ class UsersRules(CollectionRules):
             for key in keys:
                 await self._blocking.run(self._sessions.end_all, str(key))
 
-    def _keep_an_admin(self, keys: Sequence[Any]) -> None:
-        others = self._access.active_admin_count(excluding=tuple(str(k) for k in keys))
-        if others == 0 and self._access.active_admin_count() > 0:
-            raise Unprocessable("Cannot remove the last admin user from the system")
-
 
 class RolesRules(CollectionRules):
-    """Roles take their policies through the access junction."""
+    """Roles take their policies through the access junction; a role is never its own
+    ancestor."""
 
     writable_aliases = frozenset({"policies"})
+
+    def __init__(self, access: AccessReader) -> None:
+        self._access = access
+
+    def before_update(self, keys: Sequence[Any], changes: Item) -> None:
+        """Refuse a parent that is the role itself or one of its descendants."""
+        parent = changes.get("parent")
+        if parent is not None and set(self._access.role_chain(parent)) & {str(k) for k in keys}:
+            raise InvalidPayload('"parent" would make the role its own ancestor')
 
 
 class PoliciesRules(CollectionRules):

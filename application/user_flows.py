@@ -12,9 +12,10 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from application.blocking import BlockingRunner
-from application.errors import Forbidden, InvalidCredentials, InvalidPayload
+from application.errors import Forbidden, InvalidCredentials, InvalidPayload, RecordNotUnique
 from application.items import ItemsService
 from application.outbox import Outbox
+from domain.access.collections import normalise_email
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.query import ItemQuery
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
@@ -116,7 +117,11 @@ class UserFlows:
                 "status": "unverified" if settings.verify_email else "active",
             }
             payload = {k: v for k, v in payload.items() if v is not None}
-            await self._items.create(SYSTEM, "users", [payload], _ID_ONLY)
+            try:
+                await self._items.create(SYSTEM, "users", [payload], _ID_ONLY)
+            except RecordNotUnique:
+                return  # registered a moment ago: answered like any taken address
+
         elif existing.status != "unverified":
             return
         if settings.verify_email:
@@ -152,6 +157,11 @@ class UserFlows:
         if not isinstance(role, str):
             raise InvalidPayload('"role" is required')
         url = _allowed(invite_url, self._settings.invite_urls, "invite_url")
+        if not caller.admin and caller.access("users", "create") is None:
+            # Checked before any look-up, so the answer tells nothing about who exists.
+            raise Forbidden(
+                'You don\'t have permission to perform "create" for collection "users".'
+            )
         for email in addresses:
             existing = await self._user_by_email(email)
             if existing is None:
@@ -255,7 +265,7 @@ class UserFlows:
     ) -> None:
         """Mail a link carrying a signed token for this address; a path is taken from
         the service's public URL."""
-        token = self._tokens.issue({**claims, "email": email.lower()}, ttl)
+        token = self._tokens.issue({**claims, "email": normalise_email(email)}, ttl)
         base = f"{self._settings.public_url.rstrip('/')}{url}" if url.startswith("/") else url
         self._outbox.post(Mail(email, subject, f"{text}\n\n{_link(base, token)}\n"))
 

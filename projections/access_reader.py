@@ -5,6 +5,7 @@ from typing import Any
 
 import orjson
 
+from domain.access.collections import normalise_email
 from domain.access.policies import PermissionRule, PolicyGrant
 from infrastructure.database import Connection, Database
 
@@ -46,7 +47,9 @@ class AccessReader:
     def user_by_email(self, email: str) -> UserCredentials | None:
         """The user with this e-mail address (stored lower-case), or None."""
         with self._db.transaction(write=False) as conn:
-            row = conn.fetchone(f"SELECT {_USER_COLUMNS} WHERE email = ?", (email.lower(),))
+            row = conn.fetchone(
+                f"SELECT {_USER_COLUMNS} WHERE email = ?", (normalise_email(email),)
+            )
         return _credentials(row)
 
     def user_by_token_hash(self, token_hash: str) -> UserCredentials | None:
@@ -71,16 +74,27 @@ class AccessReader:
             )
         return row[0] if row and row[0] else None
 
-    def active_admin_count(self, excluding: tuple[str, ...] = ()) -> int:
-        """How many active users hold an admin policy, other than those excluded."""
+    def access_tables(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Every row of users, roles, access and policies, by collection and key, with
+        the columns that decide who is an administrator."""
+        columns = {
+            "users": "id, status, role",
+            "roles": "id, parent",
+            "access": 'id, "role", "user", policy',
+            "policies": "id, admin_access",
+        }
+        tables: dict[str, dict[str, dict[str, Any]]] = {}
         with self._db.transaction(write=False) as conn:
-            users = conn.fetchall("SELECT id, role FROM users WHERE status = 'active'")
-            return sum(
-                1
-                for user_id, role in users
-                if user_id not in excluding
-                and any(g.admin_access for g in self._grants(conn, user_id, role))
-            )
+            for name, select in columns.items():
+                names = [c.strip().strip('"') for c in select.split(",")]
+                rows = conn.fetchall(f'SELECT {select} FROM "{name}"')
+                tables[name] = {row[0]: dict(zip(names, row, strict=True)) for row in rows}
+        return tables
+
+    def role_chain(self, role: str | None) -> tuple[str, ...]:
+        """The role and its ancestors, nearest first."""
+        with self._db.transaction(write=False) as conn:
+            return self._role_chain(conn, role)
 
     def grants(
         self, user_id: str | None, role: str | None
@@ -92,16 +106,11 @@ class AccessReader:
         """
         with self._db.transaction(write=False) as conn:
             chain = self._role_chain(conn, role)
-            return chain, self._grants(conn, user_id, role, chain)
+            return chain, self._grants(conn, user_id, chain)
 
     def _grants(
-        self,
-        conn: Connection,
-        user_id: str | None,
-        role: str | None,
-        chain: tuple[str, ...] | None = None,
+        self, conn: Connection, user_id: str | None, chain: tuple[str, ...]
     ) -> list[PolicyGrant]:
-        chain = self._role_chain(conn, role) if chain is None else chain
         policy_ids: list[str] = []
         for role_id in reversed(chain):
             policy_ids += [

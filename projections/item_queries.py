@@ -9,9 +9,19 @@ Null semantics are SQL's, as in Directus (knex): a negative operator (`_neq`, `_
 many-to-one relation behaves like Directus's left join: a missing related item counts as
 a related item whose fields are all NULL. Case-insensitive operators and search compare
 `LOWER` of both sides, which on SQLite folds ASCII letters only.
+
+Item rules: a related item that fails its collection's rule does not exist for the
+caller, wherever a relation is crossed (nested fields, filters, sort): it reads as null
+(many-to-one) or is left out (to-many), a filter sees it as missing, a sort as NULL.
+A rule itself is applied as written, without the rules of the collections it reaches.
+
+Integers beyond the signed 64-bit range can never be stored: a key beyond it matches
+nothing, and a filter value beyond the safe integers (±2^53-1) is a QueryError.
 """
 
 import itertools
+import math
+import re
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -53,6 +63,9 @@ _Sql = tuple[str, list[Any]]
 
 # SQLite takes an OFFSET only after a LIMIT; this one never cuts anything off.
 _NO_LIMIT = 2**63 - 1
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+# A key given as integer text is read exactly (`parse_number` stops at safe integers).
+_INTEGER_KEY = re.compile(r"\s*[+-]?[0-9]{1,40}\s*")
 _KEYS_PER_STATEMENT = 500
 _SYMBOLS = {"_eq": "=", "_neq": "<>", "_lt": "<", "_lte": "<=", "_gt": ">", "_gte": ">="}
 # These hold on NULL, so a missing related item must satisfy them too.
@@ -69,12 +82,45 @@ class _Wildcard(Enum):
 def compile_filter(
     filter: Filter, collection: Collection, schema: Schema, dialect: Dialect, alias: str = "t"
 ) -> _Sql:
-    """A WHERE fragment for a validated filter on `collection`'s table aliased `alias`.
+    """A WHERE fragment for a validated filter on `collection`'s table aliased `alias`,
+    with no item rules on the related items it reaches (for rules and internal lookups;
+    `ItemReader` compiles callers' filters with their related rules).
 
     Many-to-one paths become `"role" IN (SELECT ...)`, to-many conditions EXISTS (`_some`)
     or NOT EXISTS (`_none`) on the related table's foreign key.
     """
-    return _FilterCompiler(schema, dialect, alias).compile(filter, collection, alias)
+    rules = _RuleBook(schema, dialect, {})
+    return _FilterCompiler(schema, dialect, alias, rules).compile(filter, collection, alias)
+
+
+class _RuleBook:
+    """The item rules of the collections a query reaches, validated once, compiled where
+    a relation is crossed."""
+
+    def __init__(self, schema: Schema, dialect: Dialect, rules: Rules) -> None:
+        self._schema = schema
+        self._dialect = dialect
+        self._rules = rules
+        self._checked: dict[str, Filter] = {}
+
+    def condition(self, collection: Collection, alias: str) -> _Sql | None:
+        """The rule of `collection` on its table aliased `alias`, None when it has none."""
+        rule = self._rules.get(collection.name)
+        if rule is None:
+            return None
+        checked = self._checked.get(collection.name)
+        if checked is None:
+            checked = validate(rule, collection, self._schema, purpose="permission")
+            self._checked[collection.name] = checked
+        # A rule is applied as written: the rules of what it reaches do not apply to it.
+        return compile_filter(checked, collection, self._schema, self._dialect, alias)
+
+
+def _and_rule(sql: str, params: list[Any], rule: _Sql | None) -> _Sql:
+    """`sql AND rule` (parameters in that order), or `sql` alone without a rule."""
+    if rule is None:
+        return sql, params
+    return f"{sql} AND {rule[0]}", [*params, *rule[1]]
 
 
 def compile_search(
@@ -108,10 +154,11 @@ def compile_search(
 class _FilterCompiler:
     """Compiles one filter; numbers the aliases of its subqueries."""
 
-    def __init__(self, schema: Schema, dialect: Dialect, alias: str) -> None:
+    def __init__(self, schema: Schema, dialect: Dialect, alias: str, rules: _RuleBook) -> None:
         self._schema = schema
         self._dialect = dialect
         self._prefix = alias
+        self._rules = rules
         self._count = itertools.count(1)
 
     def compile(self, node: Filter, collection: Collection, alias: str) -> _Sql:
@@ -152,12 +199,16 @@ class _FilterCompiler:
             raise FieldForbidden(related.path[0], collection.name)
         target = self._schema[link.collection]
         sub = self._alias()
-        inner, params = self.compile(related.filter, target, sub)
-        exists = (
-            f'EXISTS (SELECT 1 FROM "{target.table}" AS {sub} WHERE {sub}."{link.foreign_key}"'
-            f' = {alias}."{collection.primary_key}" AND {inner})'
+        # `_none`: none of the related items the caller may see matches.
+        where, params = _and_rule(
+            f'{sub}."{link.foreign_key}" = {alias}."{collection.primary_key}"',
+            [],
+            self._rules.condition(target, sub),
         )
-        return ("NOT " + exists if related.quantifier == "_none" else exists), params
+        inner, inner_params = self.compile(related.filter, target, sub)
+        exists = f'EXISTS (SELECT 1 FROM "{target.table}" AS {sub} WHERE {where} AND {inner})'
+        sql = "NOT " + exists if related.quantifier == "_none" else exists
+        return sql, [*params, *inner_params]
 
     def _many_to_one(
         self, collection: Collection, name: str, alias: str, rest: Filter, true_on_null: bool
@@ -167,17 +218,21 @@ class _FilterCompiler:
             raise QueryError(f'"{name}" in collection "{collection.name}" is not a relation.')
         target = self._schema[field.relation]
         sub = self._alias()
+        rule = self._rules.condition(target, sub)
         inner, params = self.compile(rest, target, sub)
         key = f'{sub}."{target.primary_key}"'
         if true_on_null:
-            # Holds unless a related item exists that fails it: a NULL key or a dangling
-            # one counts as a related item of NULLs, which satisfies the condition.
+            # Holds unless a visible related item exists that fails it: a NULL key, a
+            # dangling one or a hidden item counts as a related item of NULLs, which
+            # satisfies the condition.
+            where, rule_params = _and_rule(f'{key} = {alias}."{name}"', [], rule)
             return (
-                f'NOT EXISTS (SELECT 1 FROM "{target.table}" AS {sub} WHERE {key}'
-                f' = {alias}."{name}" AND NOT ({inner}))'
-            ), params
+                f'NOT EXISTS (SELECT 1 FROM "{target.table}" AS {sub} WHERE {where}'
+                f" AND NOT ({inner}))"
+            ), [*rule_params, *params]
+        where, params = _and_rule(inner, params, rule)
         return (
-            f'{alias}."{name}" IN (SELECT {key} FROM "{target.table}" AS {sub} WHERE {inner})',
+            f'{alias}."{name}" IN (SELECT {key} FROM "{target.table}" AS {sub} WHERE {where})',
             params,
         )
 
@@ -262,11 +317,21 @@ def _field(collection: Collection, name: str) -> Field:
 class ItemReader:
     """Reads platform collections the Directus way: filter, search, sort, page, fields.
 
-    Synchronous; callers run it in a worker thread. `restrict` is the caller's item rule
-    on the collection read (None: every item); `allowed_fields` maps collection names to
-    the fields the caller may read ("*": all; None: no field restriction);
-    `restrict_related` holds the item rules of related collections read through nested
-    fields (a collection without one is unrestricted).
+    Synchronous; callers run it in a worker thread. The caller's permissions come as:
+
+    - `restrict`: the item rule of the collection read (None: every item);
+    - `restrict_related`: collection name -> item rule, for every collection the caller
+      may read that has a rule (a collection absent from it: every item). It applies
+      wherever a relation is crossed into that collection — nested fields, filters
+      (`meta` counts included) and sort — so it must hold the rule of EVERY readable
+      collection that has one, the read collection's own included (relations may lead
+      back to it); where that one is absent, `restrict` stands in for it;
+    - `allowed_fields`: collection name -> the fields the caller may read ("*": all;
+      None: no restriction at all). A collection absent from it cannot be read, not even
+      crossed into.
+
+    Rules are filters as `resolve_variables` leaves them (validated again here, as
+    permission rules).
     """
 
     def __init__(self, database: Database, schema: Schema) -> None:
@@ -284,21 +349,22 @@ class ItemReader:
         restrict_related: Rules | None = None,
     ) -> Items:
         """The items matching the query and `restrict` (and with these primary `keys`),
-        shaped by `query.fields`."""
+        shaped by `query.fields`; related items are limited by `restrict_related`."""
         collection = self._schema[collection_name]
         query = validate(query, collection, self._schema, allowed_fields=allowed_fields)
         selection = select(query.fields, collection, self._schema, allowed_fields)
-        where, params = self._where(collection, query, restrict, keys, allowed_fields)
-        order = _order_by(self._schema, collection, query.sort, allowed_fields)
+        rules = self._rule_book(collection, restrict, restrict_related)
+        where, params = self._where(collection, query, restrict, keys, allowed_fields, rules)
+        order, order_params = _order_by(self._schema, collection, query.sort, allowed_fields, rules)
         limit = _NO_LIMIT if query.limit is None else query.limit
-        shaper = _Shaper(self._schema, self._db.dialect, restrict_related or {})
+        shaper = _Shaper(self._schema, rules)
         with self._db.transaction(write=False) as conn:
             _, items = shaper.fetch(
                 conn,
                 collection,
                 selection,
                 f"{where} ORDER BY {order} LIMIT ? OFFSET ?",
-                [*params, limit, query.offset],
+                [*params, *order_params, limit, query.offset],
             )
         return items
 
@@ -311,9 +377,12 @@ class ItemReader:
         restrict: Filter | None = None,
         keys: Sequence[Any] | None = None,
         allowed_fields: AllowedFields | None = None,
+        restrict_related: Rules | None = None,
     ) -> int:
         """How many items match: `restrict` alone for meta total_count, with `filter` and
-        `search` for filter_count, with `keys` for checking that items exist."""
+        `search` for filter_count, with `keys` for checking that items exist. Pass the
+        same `restrict_related` as to `list`: a filter crossing relations sees only the
+        related items that pass their rules."""
         collection = self._schema[collection_name]
         query = validate(
             ItemQuery(fields=(), filter=filter, search=search),
@@ -321,7 +390,8 @@ class ItemReader:
             self._schema,
             allowed_fields=allowed_fields,
         )
-        where, params = self._where(collection, query, restrict, keys, allowed_fields)
+        rules = self._rule_book(collection, restrict, restrict_related)
+        where, params = self._where(collection, query, restrict, keys, allowed_fields, rules)
         with self._db.transaction(write=False) as conn:
             total = conn.fetchval(
                 f'SELECT COUNT(*) FROM "{collection.table}" AS t WHERE {where}', params
@@ -372,6 +442,14 @@ class ItemReader:
         with self._db.transaction(write=False) as conn:
             return int(conn.fetchval(sql) or 0)
 
+    def _rule_book(
+        self, collection: Collection, restrict: Filter | None, related: Rules | None
+    ) -> _RuleBook:
+        rules = dict(related or {})
+        if restrict is not None:
+            rules.setdefault(collection.name, restrict)
+        return _RuleBook(self._schema, self._db.dialect, rules)
+
     def _where(
         self,
         collection: Collection,
@@ -379,14 +457,17 @@ class ItemReader:
         restrict: Filter | None,
         keys: Sequence[Any] | None,
         allowed_fields: AllowedFields | None,
+        rules: _RuleBook,
     ) -> _Sql:
         dialect = self._db.dialect
         parts: list[_Sql] = []
         if restrict is not None:
+            # The rule itself is applied as written, like the related ones.
             rule = validate(restrict, collection, self._schema, purpose="permission")
             parts.append(compile_filter(rule, collection, self._schema, dialect))
         if query.filter is not None:
-            parts.append(compile_filter(query.filter, collection, self._schema, dialect))
+            compiler = _FilterCompiler(self._schema, dialect, "t", rules)
+            parts.append(compiler.compile(query.filter, collection, "t"))
         if query.search is not None:
             fields = (
                 None if allowed_fields is None else allowed_fields.get(collection.name, frozenset())
@@ -404,66 +485,92 @@ def _order_by(
     collection: Collection,
     sort: tuple[tuple[str, bool], ...],
     allowed_fields: AllowedFields | None,
-) -> str:
+    rules: _RuleBook,
+) -> _Sql:
     if not sort and readable(allowed_fields, collection.name, collection.sort_field):
         sort = ((collection.sort_field, False),)
     counter = itertools.count(1)
-    terms = [
-        _sort_expression(schema, collection, path.split("."), "t", counter)
-        + (" DESC NULLS LAST" if descending else " ASC NULLS FIRST")
-        for path, descending in sort
-    ]
+    terms: list[str] = []
+    params: list[Any] = []
+    for path, descending in sort:
+        sql, term_params = _sort_expression(
+            schema, collection, path.split("."), "t", counter, rules
+        )
+        terms.append(sql + (" DESC NULLS LAST" if descending else " ASC NULLS FIRST"))
+        params += term_params
     # The key breaks ties, so pages never overlap or skip.
     terms.append(f't."{collection.primary_key}" ASC')
-    return ", ".join(terms)
+    return ", ".join(terms), params
 
 
 def _sort_expression(
-    schema: Schema, collection: Collection, segments: list[str], alias: str, counter: Iterator[int]
-) -> str:
+    schema: Schema,
+    collection: Collection,
+    segments: list[str],
+    alias: str,
+    counter: Iterator[int],
+    rules: _RuleBook,
+) -> _Sql:
     """The column to sort by; a many-to-one path reads it with a scalar subquery, which
-    gives NULL where the related item is missing (Directus's left join)."""
+    gives NULL where the related item is missing or fails its rule (Directus's left join
+    on what the caller may see)."""
     if len(segments) == 1:
-        return f'{alias}."{segments[0]}"'
+        return f'{alias}."{segments[0]}"', []
     field = _field(collection, segments[0])
     if field.relation is None:
         raise QueryError(f'"{field.name}" in collection "{collection.name}" is not a relation.')
     target = schema[field.relation]
     sub = f"s_{next(counter)}"
-    inner = _sort_expression(schema, target, segments[1:], sub, counter)
-    return (
-        f'(SELECT {inner} FROM "{target.table}" AS {sub}'
-        f' WHERE {sub}."{target.primary_key}" = {alias}."{field.name}")'
+    inner, params = _sort_expression(schema, target, segments[1:], sub, counter, rules)
+    where, params = _and_rule(
+        f'{sub}."{target.primary_key}" = {alias}."{field.name}"',
+        params,
+        rules.condition(target, sub),
     )
+    return f'(SELECT {inner} FROM "{target.table}" AS {sub} WHERE {where})', params
 
 
 def _keys_condition(collection: Collection, keys: Sequence[Any]) -> _Sql:
-    """Primary key among `keys`; a key that cannot be of the key's type matches nothing."""
+    """Primary key among `keys`; a key that cannot be of the key's type, or that no
+    column can hold (an integer beyond the signed 64-bit range), matches nothing."""
     values = []
     for key in keys:
-        if isinstance(key, bool) or not isinstance(key, str | int | float):
-            continue
-        try:
-            if isinstance(key, str):
-                check_text(key, "A key")
-            values.append(_param(coerce_value(key, collection.key)))
-        except QueryError:
-            continue
+        value = _key_value(key, collection.key)
+        if value is not None:
+            values.append(value)
     if not values:
         return "1 = 0", []
     return f't."{collection.primary_key}" IN ({", ".join("?" * len(values))})', values
+
+
+def _key_value(key: Any, field: Field) -> Any:
+    """A primary key as a statement parameter, or None when no stored key can equal it."""
+    if isinstance(key, bool) or not isinstance(key, str | int | float):
+        return None
+    try:
+        if isinstance(key, str):
+            check_text(key, "A key")
+            if field.type is FieldType.INTEGER and _INTEGER_KEY.fullmatch(key):
+                key = int(key)
+        value = _param(coerce_value(key, field))
+    except QueryError:
+        return None
+    if isinstance(value, int) and not _INT64_MIN <= value <= _INT64_MAX:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 class _Shaper:
     """Reads rows of a collection and shapes them into items, related items included.
 
     Related items are read with one query per relation (per chunk of keys) for all the
-    rows at once, never one query per row.
+    rows at once, never one query per row, and only those that pass their rules.
     """
 
-    def __init__(self, schema: Schema, dialect: Dialect, rules: Rules) -> None:
+    def __init__(self, schema: Schema, rules: _RuleBook) -> None:
         self._schema = schema
-        self._dialect = dialect
         self._rules = rules
 
     def fetch(
@@ -551,13 +658,7 @@ class _Shaper:
 
     def _in(self, collection: Collection, column: str, values: Sequence[Any]) -> _Sql:
         sql = f't."{column}" IN ({", ".join("?" * len(values))})'
-        params = list(values)
-        rule = self._rules.get(collection.name)
-        if rule is not None:
-            checked = validate(rule, collection, self._schema, purpose="permission")
-            rule_sql, rule_params = compile_filter(checked, collection, self._schema, self._dialect)
-            sql, params = f"{sql} AND {rule_sql}", params + rule_params
-        return sql, params
+        return _and_rule(sql, list(values), self._rules.condition(collection, "t"))
 
 
 def decode(field: Field, value: Any) -> Any:

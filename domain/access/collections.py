@@ -8,6 +8,12 @@ USER_STATUSES = ("draft", "invited", "unverified", "active", "suspended", "archi
 #: What a permission row may allow.
 ACTIONS = ("create", "read", "update", "delete", "share")
 
+
+def normalise_email(address: str) -> str:
+    """E-mail addresses are kept and compared trimmed and lower-case."""
+    return address.strip().lower()
+
+
 UUID, STRING, TEXT = FieldType.UUID, FieldType.STRING, FieldType.TEXT
 INTEGER, BOOLEAN = FieldType.INTEGER, FieldType.BOOLEAN
 DATETIME, JSON, HASH = FieldType.DATETIME, FieldType.JSON, FieldType.HASH
@@ -37,7 +43,7 @@ USERS = Collection(
         Field("status", STRING, choices=USER_STATUSES, default="active"),
         Field("role", UUID, relation="roles"),
         # Held as a SHA-256 digest: requests are matched by the digest of their token.
-        Field("token", HASH, concealed=True),
+        Field("token", HASH, concealed=True, unique=True),
         Field("last_access", DATETIME, readonly=True),
         Field("last_page", STRING),
         Field("provider", STRING),

@@ -709,7 +709,8 @@ def validate(
     """The query or filter checked against the schema, in the normalised form.
 
     Paths must exist and, when `allowed_fields` (collection -> readable field names, "*"
-    for all) is given, be readable, else FieldForbidden. Operators must suit the field's
+    for all) is given, be readable and cross only into collections it holds, else
+    FieldForbidden. Operators must suit the field's
     type and values its operator, else QueryError. Values are cast to the field's type,
     `_eq: null` becomes `_null` and `_null: false` becomes `_nnull`. Validating a
     validated filter returns it unchanged.
@@ -749,7 +750,7 @@ def _validate_condition(
         if isinstance(member, Alias):
             inner = Condition(path[index + 1 :], condition.operator, condition.value)
             return _validate_related(Related(path[: index + 1], inner), collection, rules, depth)
-        current = _follow(member, current, rules.schema)
+        current = _enter(member, current, rules)
     member = _member(current, path[-1], rules)
     if isinstance(member, Alias):
         raise QueryError(
@@ -774,10 +775,10 @@ def _validate_related(
                 return _validate_related(
                     Related(path[: index + 1], inner), collection, rules, depth
                 )
-            target = rules.schema[member.collection]
+            target = _enter(member, current, rules)
             checked = _validate_filter(related.filter, target, rules, depth + len(path))
             return Related(path, checked, related.quantifier or "_some")
-        current = _follow(member, current, rules.schema)
+        current = _enter(member, current, rules)
     if related.quantifier is not None:
         raise QueryError(
             f'"{related.quantifier}" applies to to-many relations only; "{path[-1]}" is not one.'
@@ -817,6 +818,20 @@ def _follow(member: Field, collection: Collection, schema: Schema) -> Collection
     return schema[member.relation]
 
 
+def _enter(member: Field | Alias, collection: Collection, rules: _Rules) -> Collection:
+    """The collection a path crosses into through `member`. With `allowed` given, a
+    collection absent from it may not be read at all, so crossing into it is forbidden
+    (FieldForbidden on `member`), even where no field of it is named (`rel.*`, an empty
+    `_some`/`_none`): otherwise its items would still be counted or tested for."""
+    if isinstance(member, Alias):
+        target = rules.schema[member.collection]
+    else:
+        target = _follow(member, collection, rules.schema)
+    if rules.allowed is not None and target.name not in rules.allowed:
+        raise FieldForbidden(member.name, collection.name)
+    return target
+
+
 def readable(allowed: Mapping[str, frozenset[str]] | None, collection: str, name: str) -> bool:
     """Whether `allowed` (None: everything) lets the caller read `name` of `collection`."""
     if allowed is None:
@@ -832,7 +847,7 @@ def _validate_sort(path: str, collection: Collection, rules: _Rules) -> None:
         member = _member(current, name, rules)
         if isinstance(member, Alias):
             raise QueryError(f'Cannot sort by "{path}": "{name}" is a to-many relation.')
-        current = _follow(member, current, rules.schema)
+        current = _enter(member, current, rules)
     member = _member(current, segments[-1], rules)
     if isinstance(member, Alias):
         raise QueryError(f'Cannot sort by "{path}": "{member.name}" is a to-many relation.')
@@ -1088,14 +1103,11 @@ class _SelectionBuilder:
         member = _member(collection, head, self._rules)
         if not rest:
             if isinstance(member, Alias):
-                target = self._rules.schema[member.collection]
+                target = _enter(member, collection, self._rules)
                 _member(target, target.primary_key, self._rules)
             node.names.add(head)
             return
-        if isinstance(member, Alias):
-            target = self._rules.schema[member.collection]
-        else:
-            target = _follow(member, collection, self._rules.schema)
+        target = _enter(member, collection, self._rules)
         self.add(self._child(node, head), target, rest, path)
 
     def _add_wildcard(
@@ -1166,6 +1178,12 @@ def select(
     relations (aliases included), `rel.*` / `rel.field` nest the related item(s), and a
     bare alias reads its items' keys. Naming a missing or unreadable field raises
     FieldForbidden; `*` skips what may not be read.
+
+    With `allowed_fields` given, a collection absent from it cannot be read at all:
+    `rel.*`, `rel.field` or a bare alias into it raise FieldForbidden on `rel`, and `*.*`
+    does not expand into it (nor into one of whose fields none is readable): a
+    many-to-one field there stays its bare key, as `*` reads it when the field itself is
+    readable, and a to-many alias is left out.
     """
     builder = _SelectionBuilder(schema, allowed_fields)
     root = _Node()

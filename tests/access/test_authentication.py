@@ -140,7 +140,13 @@ async def test_session_mode_keeps_every_token_in_the_session_cookie(client: Clie
 def signed(user_id: str, secret: bytes, lifetime: int) -> str:
     """A JWT as the service would issue it, signed with the key derived from `secret`."""
     now = int(time.time())
-    claims = {"id": user_id, "iss": "tracepoint", "iat": now - 100, "exp": now + lifetime}
+    claims = {
+        "typ": "access",
+        "id": user_id,
+        "iss": "tracepoint",
+        "iat": now - 100,
+        "exp": now + lifetime,
+    }
     return jwt.encode(claims, signing_key(secret), algorithm="HS256")
 
 
@@ -243,3 +249,12 @@ async def test_a_new_password_ends_the_users_sessions(client: Client) -> None:
     await ok(client, "PATCH", f"/users/{user.id}", {"password": "a-new-password"})
     after = await client.post("/auth/refresh", json={"refresh_token": refresh})
     assert after.status == 401
+
+
+async def test_a_token_from_an_e_mail_link_does_not_authenticate(client: Client) -> None:
+    me = await ok(client, "GET", "/users/me")
+    now = int(time.time())
+    link = {"email": me["email"], "scope": "password-reset", "id": me["id"], "iss": "tracepoint"}
+    token = jwt.encode({**link, "iat": now, "exp": now + 60}, signing_key(b"test-secret"), "HS256")
+    status, body = await call(client, "GET", "/users/me", token=token)
+    assert (status, code(body)) == (403, "INVALID_TOKEN")

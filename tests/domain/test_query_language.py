@@ -658,6 +658,37 @@ def test_star_selects_only_allowed_fields_and_skips_unreadable_relations() -> No
     assert selection.child("parent") == Selection("roles", ("id", "name", "parent"))
 
 
+ONLY_ROLES = {"roles": frozenset({"*"})}
+
+
+@pytest.mark.parametrize("fields", ["users.*", "users.email", "users", "*,users.*"])
+def test_nested_fields_into_an_unreadable_collection_are_forbidden(fields: str) -> None:
+    with pytest.raises(FieldForbidden, match='"users" in collection "roles"'):
+        select(fields.split(","), ROLES, SCHEMA, ONLY_ROLES)
+
+
+def test_star_star_keeps_the_bare_key_of_a_many_to_one_into_an_unreadable_collection() -> None:
+    selection = select(["*.*"], USERS, SCHEMA, {"users": frozenset({"*"})})
+    assert "role" in selection.keys
+    assert selection.child("role") is None
+
+
+@pytest.mark.parametrize("quantifier", ["_some", "_none"])
+def test_filters_may_not_cross_into_an_unreadable_collection(quantifier: str) -> None:
+    with pytest.raises(FieldForbidden, match='"users" in collection "roles"'):
+        checked({"users": {quantifier: {}}}, ROLES, allowed_fields=ONLY_ROLES)
+
+
+def test_sort_may_not_cross_into_an_unreadable_collection() -> None:
+    with pytest.raises(FieldForbidden, match='"role" in collection "users"'):
+        validate(q("sort=role.name"), USERS, SCHEMA, allowed_fields={"users": frozenset({"*"})})
+
+
+def test_a_foreign_key_stays_filterable_when_its_collection_is_unreadable() -> None:
+    rule = checked({"role": {"_null": True}}, allowed_fields={"users": frozenset({"*"})})
+    assert rule == Condition(("role",), "_null", True)
+
+
 def test_naming_an_unreadable_field_is_forbidden() -> None:
     allowed = {"roles": frozenset({"name"})}
     with pytest.raises(FieldForbidden, match='"id" in collection "roles"'):

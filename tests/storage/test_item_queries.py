@@ -160,13 +160,18 @@ def create_tables(database: Database) -> None:
 
 
 @pytest.fixture
-def reader(database_url: str) -> Iterator[ItemReader]:
+def database(database_url: str) -> Iterator[Database]:
     database = Database(DatabaseUrl.parse(database_url), pool_size=2)
     try:
         create_tables(database)
-        yield ItemReader(database, SCHEMA)
+        yield database
     finally:
         database.close()
+
+
+@pytest.fixture
+def reader(database: Database) -> ItemReader:
+    return ItemReader(database, SCHEMA)
 
 
 def names(reader: ItemReader, filter: Any = None, **query: Any) -> list[str]:
@@ -178,6 +183,18 @@ def names(reader: ItemReader, filter: Any = None, **query: Any) -> list[str]:
 
 def matching(reader: ItemReader, filter: Any, **options: Any) -> set[str]:
     return set(names(reader, filter, **options))
+
+
+def names_with(reader: ItemReader, filter: Any = None, **options: Any) -> list[str]:
+    """Like `names`, with the reader's options (`restrict_related`, ...) among `options`."""
+    reader_options = {k: options.pop(k) for k in ("restrict", "restrict_related") if k in options}
+    parsed = ItemQuery(fields=("name",), filter=None if filter is None else parse_filter(filter))
+    items = reader.list("authors", replace(parsed, **options), **reader_options)
+    return [item["name"] for item in items]
+
+
+def matching_with(reader: ItemReader, filter: Any, **options: Any) -> set[str]:
+    return set(names_with(reader, filter, **options))
 
 
 def url(text: str) -> ItemQuery:
@@ -544,7 +561,9 @@ def test_a_restriction_may_use_fields_the_caller_cannot_read(reader: ItemReader)
     assert items == [{"id": DEE, "name": "Dee", "team": 1}]
 
 
-def test_related_item_rules_hide_related_items(reader: ItemReader) -> None:
+def test_a_many_to_one_field_reads_null_where_the_related_item_fails_its_rule(
+    reader: ItemReader,
+) -> None:
     rules = {"teams": parse_filter({"city": {"_nnull": True}})}
     query = ItemQuery(fields=("name", "team.name"), limit=None)
     teams = {i["name"]: i["team"] for i in reader.list("authors", query, restrict_related=rules)}
@@ -558,3 +577,244 @@ def test_invalid_values_are_query_errors_before_any_sql(reader: ItemReader) -> N
         reader.list("authors", ItemQuery(filter=parse_filter({"age": {"_gt": "old"}})))
     with pytest.raises(QueryError, match="field type does not contain"):
         reader.count("authors", filter=parse_filter({"name": {"_gt": "a"}}))
+
+
+# --- Item rules of related collections --------------------------------------------------
+
+# Blue has no city, so it is hidden; Bob, Eve (and Cy, active NULL) are inactive.
+CITY_TEAMS = {"teams": parse_filter({"city": {"_nnull": True}})}
+ACTIVE_AUTHORS = {"authors": parse_filter({"active": {"_eq": True}})}
+
+
+def listed(reader: ItemReader, collection: str, query: str, **options: Any) -> list[Any]:
+    return reader.list(collection, url(query), **options)
+
+
+def test_a_to_many_field_lists_only_related_items_that_pass_their_rule(
+    reader: ItemReader,
+) -> None:
+    teams = listed(reader, "teams", "fields=name,members.name", restrict_related=ACTIVE_AUTHORS)
+    assert teams == [
+        {"name": "Red", "members": [{"name": "Ada"}, {"name": "Dee"}]},
+        {"name": "Blue", "members": []},
+        {"name": "Green", "members": []},
+    ]
+
+
+def test_a_bare_alias_field_lists_only_keys_of_items_that_pass_their_rule(
+    reader: ItemReader,
+) -> None:
+    rules = {"authors": parse_filter({"name": {"_neq": "Dee"}})}
+    teams = listed(reader, "teams", "fields=name,members", restrict_related=rules)
+    assert [team["members"] for team in teams] == [[ADA], [BOB], []]
+
+
+def test_nested_fields_apply_the_rule_of_each_collection_they_reach(reader: ItemReader) -> None:
+    rules = {"authors": parse_filter({"name": {"_neq": "Dee"}}), **CITY_TEAMS}
+    query = "fields=title,author.team.members.name&limit=-1"
+    books = {
+        b["title"]: b["author"] for b in listed(reader, "books", query, restrict_related=rules)
+    }
+    assert books["Intro"] == {"team": {"members": [{"name": "Ada"}]}}
+    assert books["Notes"] == {"team": None}
+
+
+def test_get_applies_the_rules_of_related_collections(reader: ItemReader) -> None:
+    query = ItemQuery(fields=("title", "author.name"))
+    book = reader.get("books", 3, query, restrict_related=ACTIVE_AUTHORS)
+    assert book == {"title": "Notes", "author": None}
+
+
+def test_a_many_to_one_filter_does_not_see_related_items_failing_their_rule(
+    reader: ItemReader,
+) -> None:
+    blue = {"team": {"name": {"_eq": "Blue"}}}
+    assert matching(reader, blue) == {"Bob"}
+    assert matching_with(reader, blue, restrict_related=CITY_TEAMS) == set()
+
+
+def test_a_to_many_filter_does_not_see_related_items_failing_their_rule(
+    reader: ItemReader,
+) -> None:
+    query = ItemQuery(fields=("name",), filter=parse_filter({"members": {"name": {"_eq": "Bob"}}}))
+    assert reader.list("teams", query) == [{"name": "Blue"}]
+    assert reader.list("teams", query, restrict_related=ACTIVE_AUTHORS) == []
+
+
+def test_none_holds_when_no_visible_related_item_matches(reader: ItemReader) -> None:
+    young = parse_filter({"members": {"_none": {"age": {"_lt": 30}}}})
+    query = ItemQuery(fields=("name",), filter=young)
+    assert [t["name"] for t in reader.list("teams", query)] == ["Red", "Green"]
+    hidden_young = reader.list("teams", query, restrict_related=ACTIVE_AUTHORS)
+    assert [t["name"] for t in hidden_young] == ["Red", "Blue", "Green"]
+
+
+def test_a_null_condition_holds_through_a_hidden_related_item_as_through_a_missing_one(
+    reader: ItemReader,
+) -> None:
+    rules = {"teams": parse_filter({"name": {"_neq": "Red"}})}
+    no_city = {"team": {"city": {"_null": True}}}
+    assert matching_with(reader, no_city, restrict_related=rules) == {
+        "Ada",
+        "Bob",
+        "Cy",
+        "Dee",
+        "Eve",
+    }
+
+
+def test_a_filter_through_several_relations_applies_each_collections_rule(
+    reader: ItemReader,
+) -> None:
+    red = parse_filter({"author": {"team": {"name": "Red"}}})
+    query = ItemQuery(fields=("title",), filter=red)
+    assert [b["title"] for b in reader.list("books", query)] == ["Intro", "Advanced"]
+    rules = {"authors": parse_filter({"name": {"_neq": "Ada"}})}
+    assert reader.list("books", query, restrict_related=rules) == []
+
+
+def test_sorting_by_a_related_field_treats_a_hidden_related_item_as_null(
+    reader: ItemReader,
+) -> None:
+    sort = (("team.name", False), ("name", False))
+    assert names_with(reader, sort=sort) == ["Cy", "Eve", "Bob", "Ada", "Dee"]
+    assert names_with(reader, restrict_related=CITY_TEAMS, sort=sort) == [
+        "Bob",
+        "Cy",
+        "Eve",
+        "Ada",
+        "Dee",
+    ]
+
+
+def test_filter_count_does_not_count_through_related_items_failing_their_rule(
+    reader: ItemReader,
+) -> None:
+    blue = parse_filter({"team": {"name": {"_eq": "Blue"}}})
+    assert reader.count("authors", filter=blue) == 1
+    assert reader.count("authors", filter=blue, restrict_related=CITY_TEAMS) == 0
+    bob = parse_filter({"members": {"name": {"_eq": "Bob"}}})
+    assert reader.count("teams", filter=bob, restrict_related=ACTIVE_AUTHORS) == 0
+
+
+def test_the_read_collections_restrict_applies_where_relations_lead_back_to_it(
+    reader: ItemReader,
+) -> None:
+    active = ACTIVE_AUTHORS["authors"]
+    authors = listed(reader, "authors", "fields=name,mentor.name", restrict=active)
+    # Dee's mentor Bob is inactive, so hidden like any author failing the rule.
+    assert authors == [{"name": "Ada", "mentor": None}, {"name": "Dee", "mentor": None}]
+
+
+def test_restrict_related_holds_the_rule_for_related_items_of_the_read_collection(
+    reader: ItemReader,
+) -> None:
+    active = ACTIVE_AUTHORS["authors"]
+    not_ada = {"authors": parse_filter({"name": {"_neq": "Ada"}})}
+    authors = listed(
+        reader, "authors", "fields=name,mentor.name", restrict=active, restrict_related=not_ada
+    )
+    assert authors == [{"name": "Ada", "mentor": None}, {"name": "Dee", "mentor": {"name": "Bob"}}]
+
+
+def test_a_rule_is_applied_as_written_without_the_rules_it_reaches(reader: ItemReader) -> None:
+    rules = {
+        "authors": parse_filter({"team": {"name": {"_eq": "Red"}}}),
+        "teams": parse_filter({"name": {"_neq": "Red"}}),
+    }
+    book = reader.get("books", 1, ItemQuery(fields=("author.name",)), restrict_related=rules)
+    assert book == {"author": {"name": "Ada"}}
+
+
+def test_search_is_unaffected_by_related_rules(reader: ItemReader) -> None:
+    assert matching_with(reader, None, search="ada", restrict_related=ACTIVE_AUTHORS) == {"Ada"}
+
+
+# --- Unreadable collections -------------------------------------------------------------
+
+NO_BOOKS = {"authors": frozenset({"*"}), "teams": frozenset({"*"})}
+
+
+@pytest.mark.parametrize("fields", ["books.*", "books.title", "books", "name,*.*,books.*"])
+def test_nested_fields_into_an_unreadable_collection_are_forbidden(
+    reader: ItemReader, fields: str
+) -> None:
+    with pytest.raises(FieldForbidden, match='"books" in collection "authors"'):
+        listed(reader, "authors", f"fields={fields}", allowed_fields=NO_BOOKS)
+
+
+def test_star_star_leaves_out_aliases_into_unreadable_collections(reader: ItemReader) -> None:
+    (ada,) = listed(reader, "authors", "fields=*.*", keys=[ADA], allowed_fields=NO_BOOKS)
+    assert "books" not in ada
+    assert ada["team"] == {"id": 1, "name": "Red", "city": "Oslo"}
+
+
+def test_star_star_keeps_the_bare_key_of_a_many_to_one_into_an_unreadable_collection(
+    reader: ItemReader,
+) -> None:
+    allowed = {"authors": frozenset({"*"})}
+    (dee,) = listed(reader, "authors", "fields=*.*", keys=[DEE], allowed_fields=allowed)
+    assert dee["team"] == 1
+    assert dee["mentor"]["name"] == "Bob"
+
+
+@pytest.mark.parametrize("quantifier", ["_some", "_none"])
+def test_filters_cannot_test_for_items_of_an_unreadable_collection(
+    reader: ItemReader, quantifier: str
+) -> None:
+    filter = parse_filter({"books": {quantifier: {}}})
+    with pytest.raises(FieldForbidden, match='"books" in collection "authors"'):
+        reader.count("authors", filter=filter, allowed_fields=NO_BOOKS)
+
+
+# --- Integers beyond 64 bits ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key", [2**63, -(2**63) - 1, 10**23, "99999999999999999999999", "-9223372036854775809"]
+)
+def test_integer_keys_beyond_64_bits_match_nothing(reader: ItemReader, key: Any) -> None:
+    assert reader.list("teams", ItemQuery(), keys=[key]) == []
+    assert reader.count("teams", keys=[key]) == 0
+    assert reader.get("teams", key) is None
+
+
+def test_a_key_beyond_64_bits_does_not_hide_the_other_keys(reader: ItemReader) -> None:
+    assert reader.count("teams", keys=[2**64, 1, "3"]) == 2
+
+
+def test_integer_key_text_beyond_the_safe_integers_is_read_exactly(
+    database: Database, reader: ItemReader
+) -> None:
+    big = 2**62 + 1
+    with database.transaction() as conn:
+        conn.execute('INSERT INTO "teams" VALUES (?, ?, ?)', [big, "Big", None])
+    assert reader.get("teams", str(big)) == {"id": big, "name": "Big", "city": None}
+    assert reader.get("teams", big - 1) is None
+
+
+@pytest.mark.parametrize(
+    "filter",
+    [
+        {"id": {"_eq": 2**63}},
+        {"id": {"_in": [1, 2**64]}},
+        {"id": {"_between": [0, 10**23]}},
+        {"id": {"_lt": "-99999999999999999999999"}},
+        {"name": {"_eq": 2**63}},
+    ],
+)
+def test_filter_values_beyond_the_safe_integers_are_query_errors(
+    reader: ItemReader, filter: dict[str, Any]
+) -> None:
+    with pytest.raises(QueryError, match="not a valid number"):
+        reader.list("teams", ItemQuery(filter=parse_filter(filter)))
+    with pytest.raises(QueryError, match="not a valid number"):
+        reader.count("teams", filter=parse_filter(filter))
+
+
+def test_rule_values_beyond_the_safe_integers_are_query_errors(reader: ItemReader) -> None:
+    rule = parse_filter({"id": {"_gt": 2**63}})
+    with pytest.raises(QueryError, match="not a valid number"):
+        reader.count("teams", restrict=rule)
+    with pytest.raises(QueryError, match="not a valid number"):
+        listed(reader, "authors", "fields=team.name", restrict_related={"teams": rule})
