@@ -1,6 +1,9 @@
 """The permission matrix: for each collection and action, a user without access, with
 partial access (an item rule) and with full access; and what the EPCIS API allows."""
 
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -10,37 +13,71 @@ from tests.api.test_capture import capture
 from tests.conftest import ADMIN_TOKEN, AUTH
 from tests.epcis_documents import document, object_event
 
-#: For each collection: the items the admin creates, the field the item rule tests, and
-#: a payload for creating one more.
-SEEDS: dict[str, tuple[list[dict[str, Any]], str, dict[str, Any]]] = {
-    "roles": ([{"name": "mine"}, {"name": "other"}], "name", {"name": "new"}),
-    "policies": ([{"name": "mine"}, {"name": "other"}], "name", {"name": "new"}),
-    "folders": ([{"name": "mine"}, {"name": "other"}], "name", {"name": "new"}),
-    "translations": (
-        [
-            {"key": "mine", "language": "en", "value": "1"},
-            {"key": "other", "language": "en", "value": "2"},
-        ],
-        "key",
-        {"key": "new", "language": "en", "value": "3"},
+
+@dataclass(frozen=True)
+class Seed:
+    """How the matrix exercises a collection: the field its item rule tests, the values
+    of the admin's two items ("mine" passes the rule, "other" does not), the values an
+    update writes, and what every item of it also needs."""
+
+    field: str
+    mine: str
+    other: str
+    changed: tuple[str, str]
+    extra: Callable[[dict[str, str]], dict[str, Any]] = lambda context: {}
+
+
+SEEDS = {
+    "roles": Seed("name", "mine", "other", ("mine-2", "other-2")),
+    "policies": Seed("name", "mine", "other", ("mine-2", "other-2")),
+    "folders": Seed("name", "mine", "other", ("mine-2", "other-2")),
+    "translations": Seed(
+        "key", "mine", "other", ("mine-2", "other-2"), lambda c: {"language": "en", "value": "v"}
+    ),
+    "users": Seed(
+        "first_name",
+        "mine",
+        "other",
+        ("mine-2", "other-2"),
+        lambda c: {"email": f"{secrets.token_hex(4)}@example.com"},
+    ),
+    "permissions": Seed(
+        "collection",
+        "folders",
+        "roles",
+        ("translations", "notifications"),
+        lambda c: {"policy": c["policy"], "action": "read"},
+    ),
+    "notifications": Seed(
+        "subject", "mine", "other", ("mine-2", "other-2"), lambda c: {"recipient": c["admin"]}
     ),
 }
-RULE_VALUE = "mine"
+
+
+async def context(client: Client) -> dict[str, str]:
+    """What seeds refer to: the admin and a policy of their own."""
+    policy = await ok(client, "POST", "/policies", {"name": "seeds"})
+    return {"admin": (await ok(client, "GET", "/users/me"))["id"], "policy": policy["id"]}
 
 
 async def seed(client: Client, collection: str) -> dict[str, Any]:
-    """The admin's items of the collection, by their rule field's value."""
-    items, field, _ = SEEDS[collection]
-    created = await ok(client, "POST", f"/{collection}", items)
-    return {item[field]: item for item in created}
+    """The admin's two items of the collection, as "mine" and "other"."""
+    spec, values = SEEDS[collection], await context(client)
+    created = await ok(
+        client,
+        "POST",
+        f"/{collection}",
+        [{**spec.extra(values), spec.field: v} for v in (spec.mine, spec.other)],
+    )
+    return {"mine": created[0], "other": created[1]}
 
 
 async def someone(client: Client, collection: str, action: str, level: str) -> MadeUser:
-    """A user with no, partial (only items whose field is "mine") or full access."""
+    """A user with no, partial (only the "mine" item) or full access."""
     if level == "none":
         return await user_with(client)
-    field = SEEDS[collection][1]
-    rule = {field: {"_eq": RULE_VALUE}} if level == "partial" else None
+    spec = SEEDS[collection]
+    rule = {spec.field: {"_eq": spec.mine}} if level == "partial" else None
     rows = [{"collection": collection, "action": action, "fields": ["*"], "permissions": rule}]
     if action != "read":
         rows.append({"collection": collection, "action": "read", "fields": ["*"]})
@@ -68,16 +105,20 @@ async def test_read(client: Client, collection: str, level: str) -> None:
 @pytest.mark.parametrize("level", ["none", "partial", "full"])
 async def test_update(client: Client, collection: str, level: str) -> None:
     items = await seed(client, collection)
-    field = SEEDS[collection][1]
+    spec = SEEDS[collection]
     user = await someone(client, collection, "update", level)
-    for name, allowed in (("mine", level != "none"), ("other", level == "full")):
+    cases = (
+        ("mine", spec.changed[0], level != "none"),
+        ("other", spec.changed[1], level == "full"),
+    )
+    for name, value, allowed in cases:
         key = items[name]["id"]
         status, body = await call(
-            client, "PATCH", f"/{collection}/{key}", {field: name + "-2"}, token=user.token
+            client, "PATCH", f"/{collection}/{key}", {spec.field: value}, token=user.token
         )
         assert status == (200 if allowed else 403), (name, body)
         stored = await ok(client, "GET", f"/{collection}/{key}")
-        assert stored[field] == (name + "-2" if allowed else name)
+        assert stored[spec.field] == (value if allowed else items[name][spec.field])
 
 
 @pytest.mark.parametrize("collection", sorted(SEEDS))
@@ -96,14 +137,15 @@ async def test_delete(client: Client, collection: str, level: str) -> None:
 @pytest.mark.parametrize("collection", sorted(SEEDS))
 @pytest.mark.parametrize("level", ["none", "full"])
 async def test_create(client: Client, collection: str, level: str) -> None:
+    spec, values = SEEDS[collection], await context(client)
     user = await someone(client, collection, "create", level)
-    payload = SEEDS[collection][2]
+    payload = {**spec.extra(values), spec.field: spec.mine}
     status, body = await call(client, "POST", f"/{collection}", payload, token=user.token)
     if level == "none":
         assert (status, code(body)) == (403, "FORBIDDEN")
         return
     assert status == 200
-    assert body["data"][SEEDS[collection][1]] == payload[SEEDS[collection][1]]
+    assert body["data"][spec.field] == spec.mine
 
 
 async def test_a_deletion_with_one_forbidden_key_deletes_nothing(client: Client) -> None:
@@ -484,3 +526,51 @@ async def test_the_epcis_api_takes_static_tokens_only(client: Client) -> None:
     token = (await response.json())["data"]["access_token"]
     assert await epcis(client, "GET", "/v2/epcis/events", token) == 401
     assert (await client.get("/v2/epcis/events", headers=AUTH)).status == 200
+
+
+@pytest.mark.parametrize("collection", sorted(SEEDS))
+async def test_create_under_a_validation_rule(client: Client, collection: str) -> None:
+    spec, values = SEEDS[collection], await context(client)
+    user = await user_with(
+        client,
+        {
+            "collection": collection,
+            "action": "create",
+            "fields": ["*"],
+            "validation": {spec.field: {"_eq": spec.mine}},
+        },
+    )
+    good = {**spec.extra(values), spec.field: spec.mine}
+    bad = {**spec.extra(values), spec.field: spec.other}
+    assert (await call(client, "POST", f"/{collection}", good, token=user.token))[0] == 204
+    status, body = await call(client, "POST", f"/{collection}", bad, token=user.token)
+    assert (status, code(body)) == (400, "FAILED_VALIDATION")
+
+
+@pytest.mark.parametrize(("level", "seen"), [("none", None), ("partial", 1), ("full", 2)])
+async def test_epcis_read(client: Client, level: str, seen: int | None) -> None:
+    await capture(
+        client,
+        document(object_event(bizLocation={"id": HERE}), object_event(bizLocation={"id": THERE})),
+    )
+    rule = {"bizLocation": {"_eq": HERE}} if level == "partial" else None
+    rows = (
+        []
+        if level == "none"
+        else [{"collection": "epcis_event", "action": "read", "permissions": rule}]
+    )
+    partner = await user_with(client, *rows)
+    if seen is None:
+        assert await epcis(client, "GET", "/v2/epcis/events", partner.token) == 403
+        return
+    assert len(await event_ids(client, partner.token)) == seen
+
+
+@pytest.mark.parametrize("level", ["none", "full"])
+async def test_epcis_create(client: Client, level: str) -> None:
+    rows = [] if level == "none" else [{"collection": "epcis_event", "action": "create"}]
+    partner = await user_with(client, *rows)
+    status = await epcis(
+        client, "POST", "/v2/epcis/capture", partner.token, document(object_event())
+    )
+    assert status == (201 if level == "full" else 403)
