@@ -122,8 +122,11 @@ async def logout(request: web.Request) -> web.Response:
 async def request_password_reset(request: web.Request) -> web.Response:
     """Mail a password-reset link; 204 whether or not the address has an account."""
     body = await _object(request)
-    await service(request).user_flows.request_password_reset(
-        str(_string(body, "email")), body.get("reset_url")
+    tracepoint = service(request)
+    await tracepoint.user_flows.request_password_reset(
+        str(_string(body, "email")),
+        body.get("reset_url"),
+        client_ip(request, tracepoint.settings.trust_proxy),
     )
     return no_content()
 

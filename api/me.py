@@ -63,3 +63,33 @@ async def my_item_permissions(request: web.Request) -> web.Response:
             for action in ("update", "delete", "share")
         }
     )
+
+
+@routes.get("/policies/me/globals")
+async def my_globals(request: web.Request) -> web.Response:
+    """Whether the caller has app and admin access, and must use two-factor sign-in."""
+    me = caller(request)
+    return data_response(
+        {"app_access": me.app, "admin_access": me.admin, "enforce_tfa": me.enforce_tfa}
+    )
+
+
+@routes.get("/roles/me")
+async def my_roles(request: web.Request) -> web.Response:
+    """The caller's role and its ancestors, read with the query; just their ids when the
+    caller may not read roles."""
+    me = caller(request)
+    if not me.roles:
+        return data_response([])
+    try:
+        result = await service(request).items.read_many(me, "roles", item_query(request), me.roles)
+    except Forbidden:
+        return data_response([{"id": role} for role in me.roles])
+    return data_response(result.items)
+
+
+@routes.post("/users/{key}/tfa/disable")
+async def disable_users_tfa(request: web.Request) -> web.Response:
+    """An administrator turns off another user's two-factor authentication."""
+    await service(request).user_flows.reset_tfa(caller(request), request.match_info["key"])
+    return no_content()

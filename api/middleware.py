@@ -17,8 +17,8 @@ log = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 EPCIS_PREFIX = "/v2/epcis"
 #: What a user under a policy that enforces two-factor authentication may reach before
-#: enabling it: their own record and the setup endpoints.
-_TFA_SETUP = ("/users/me",)
+#: enabling it: their own record, the setup endpoints and the flags that say so.
+_TFA_SETUP = ("/users/me", "/policies/me/globals")
 
 
 def _is_epcis(request: web.Request) -> bool:

@@ -60,14 +60,17 @@ def _views(collection: str) -> dict[str, View]:
 
     async def update_items(request: web.Request) -> web.Response:
         body = await read_json(request)
-        if not isinstance(body, dict) or set(body) != {"keys", "data"}:
-            raise InvalidPayload('The body must be {"keys": [...], "data": {...}}')
-        if not isinstance(body["keys"], list) or not body["keys"]:
-            raise InvalidPayload('"keys" must be a non-empty list')
-        items = await service(request).items.update(
-            caller(request), collection, body["keys"], body["data"], item_query(request)
+        items = service(request).items
+        if isinstance(body, list):
+            updated = await items.update_each(
+                caller(request), collection, body, item_query(request)
+            )
+            return _written(updated, many=True)
+        keys = await _keys(request, body, "data")
+        updated = await items.update(
+            caller(request), collection, keys, body["data"], item_query(request)
         )
-        return _written(items, many=True)
+        return _written(updated, many=True)
 
     async def delete_item(request: web.Request) -> web.Response:
         await service(request).items.delete(
@@ -77,11 +80,26 @@ def _views(collection: str) -> dict[str, View]:
 
     async def delete_items(request: web.Request) -> web.Response:
         body = await read_json(request)
-        keys = body.get("keys") if isinstance(body, dict) and set(body) == {"keys"} else body
-        if not isinstance(keys, list) or not keys:
-            raise InvalidPayload("The body must be a non-empty list of keys")
-        await service(request).items.delete(caller(request), collection, keys)
+        if isinstance(body, list) and not body:
+            raise InvalidPayload("The body must name at least one key")
+        keys = body if isinstance(body, list) else await _keys(request, body)
+        if keys:
+            await service(request).items.delete(caller(request), collection, keys)
         return no_content()
+
+    async def _keys(request: web.Request, body: Any, *required: str) -> list[Any]:
+        """The keys a batch body names: `keys`, or the items a `query` matches."""
+        allowed = {"keys", "query", *required}
+        if not isinstance(body, dict) or set(body) - allowed or not set(required) <= set(body):
+            raise InvalidPayload(f"The body takes {', '.join(sorted(allowed))}")
+        if ("keys" in body) == ("query" in body):
+            raise InvalidPayload('Give either "keys" or "query"')
+        if "keys" in body:
+            if not isinstance(body["keys"], list) or not body["keys"]:
+                raise InvalidPayload('"keys" must be a non-empty list')
+            return list(body["keys"])
+        query, _ = search_query({"query": body["query"]})
+        return await service(request).items.keys_matching(caller(request), collection, query)
 
     return {
         "list": list_items,

@@ -6,7 +6,7 @@ from typing import Any
 from aiohttp import web
 
 from api.keys import caller, service
-from api.platform_requests import read_json
+from api.platform_requests import client_ip, read_json
 from api.platform_responses import data_response, no_content
 from application.errors import InvalidPayload
 
@@ -37,6 +37,7 @@ async def register(request: web.Request) -> web.Response:
         body.get("first_name"),
         body.get("last_name"),
         body.get("verification_url"),
+        client_ip(request, service(request).settings.trust_proxy),
     )
     return no_content()
 

@@ -22,7 +22,7 @@ from application.errors import (
     TokenExpired,
     UserSuspended,
 )
-from application.login_throttle import LoginThrottle
+from application.throttle import Throttle
 from domain.access.policies import Accountability
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.one_time_passwords import valid_otp
@@ -70,7 +70,7 @@ class Authenticator:
         blocking: BlockingRunner,
         lifetimes: TokenLifetimes,
         *,
-        throttle: LoginThrottle,
+        throttle: Throttle,
         passwords: BlockingRunner,
         suspend: Callable[[str], Awaitable[None]],
         clock: Callable[[], float] = time.time,

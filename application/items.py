@@ -346,26 +346,65 @@ class ItemsService:
         """Apply the same changes to every key, all or none; the updated items as the
         caller may read them, or None."""
         spec = self._collection(collection)
-        keys = _keys(spec, keys)
-        changes, position = await self._blocking.run(self._update, caller, spec, keys, data)
+        return await self._edit(caller, spec, [(key, data) for key in _keys(spec, keys)], query)
+
+    async def update_each(
+        self, caller: Accountability, collection: str, items: Sequence[Any], query: ItemQuery
+    ) -> list[Item] | None:
+        """Apply each item's own changes to the item its primary key names, all or none."""
+        spec = self._collection(collection)
+        edits = []
+        for item in items:
+            if not isinstance(item, Mapping) or item.get(spec.primary_key) is None:
+                raise InvalidPayload("Item in update misses primary key")
+            key = _keys(spec, [item[spec.primary_key]])[0]
+            edits.append((key, {k: v for k, v in item.items() if k != spec.primary_key}))
+        return await self._edit(caller, spec, edits, query)
+
+    async def keys_matching(
+        self, caller: Accountability, collection: str, query: ItemQuery
+    ) -> list[Any]:
+        """The keys of the items the caller can read that match the query's filter and
+        search (the `{"query": ...}` form of batch updates and deletes)."""
+        spec = self._collection(collection)
+        everything = dataclasses.replace(
+            query, fields=(spec.primary_key,), sort=(), limit=None, offset=0, meta=frozenset()
+        )
+        result = await self.read_many(caller, collection, everything)
+        return [item[spec.primary_key] for item in result.items]
+
+    async def _edit(
+        self,
+        caller: Accountability,
+        spec: Collection,
+        edits: Sequence[tuple[Any, Any]],
+        query: ItemQuery,
+    ) -> list[Item] | None:
+        applied, position = await self._blocking.run(self._update, caller, spec, edits)
         await self._follower.wait_for(position, self._timeout)
-        await self._rules.get(spec.name, self._default_rules).after_update(keys, changes)
+        rules = self._rules.get(spec.name, self._default_rules)
+        for key, values in applied:
+            await rules.after_update([key], values)
+        keys = list(dict.fromkeys(key for key, _ in edits))
         return await self._read_back(caller, spec, keys, query)
 
     def _update(
-        self, caller: Accountability, spec: Collection, keys: Sequence[Any], data: Any
-    ) -> tuple[Item, int]:
+        self, caller: Accountability, spec: Collection, edits: Sequence[tuple[Any, Any]]
+    ) -> tuple[list[tuple[Any, Item]], int]:
         rules = self._rules.get(spec.name, self._default_rules)
         access = self._write_access(caller, spec, "update")
-        self._require_visible(caller, spec, access, "update", keys)
-        values, nested = self._payload(caller, spec, rules, access, data, creating=False)
-        rules.before_update(keys, values)
+        self._require_visible(caller, spec, access, "update", [key for key, _ in edits])
+        prepared = []
+        for key, data in edits:
+            values, nested = self._payload(caller, spec, rules, access, data, creating=False)
+            rules.before_update([key], values)
+            prepared.append((key, values, nested))
 
-        def build(batch: _Batch) -> Item:
-            for key in keys:
+        def build(batch: _Batch) -> list[tuple[Any, Item]]:
+            for key, values, nested in prepared:
                 self._change(batch, spec, rules, key, values)
                 self._write_aliases(caller, batch, spec, key, nested)
-            return values
+            return [(key, values) for key, values, _ in prepared]
 
         return self._write(spec, caller.user, build)
 

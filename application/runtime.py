@@ -15,7 +15,6 @@ from application.errors import Unprocessable
 from application.event_analysis import EventAnalyser
 from application.event_queries import EventQueryService
 from application.items import CollectionRules, ItemsService
-from application.login_throttle import LoginThrottle
 from application.named_queries import NamedQueryService
 from application.outbox import Outbox
 from application.page_tokens import PageTokens
@@ -28,6 +27,7 @@ from application.system_collections import (
     RolesRules,
     UsersRules,
 )
+from application.throttle import Throttle
 from application.user_flows import FlowSettings, UserFlows, allow_list
 from domain.access.collections import SYSTEM_COLLECTIONS
 from domain.access.policies import SYSTEM
@@ -179,7 +179,7 @@ class Tracepoint:
                 refresh=settings.refresh_token_ttl,
                 session=settings.session_cookie_ttl,
             ),
-            throttle=LoginThrottle(settings.login_failures_per_minute, settings.login_attempts),
+            throttle=Throttle(settings.login_failures_per_minute, settings.login_attempts),
             passwords=self.password_checks,
             suspend=self._suspend,
         )
@@ -198,6 +198,7 @@ class Tracepoint:
                 verify_email=settings.public_registration_verify_email,
             ),
             self.blocking,
+            Throttle(settings.mail_requests_per_minute),
         )
         self.bootstrap_credentials: BootstrapCredentials | None = None
 

@@ -1,4 +1,5 @@
-"""Slows down password guessing: failed logins per client address, and per account."""
+"""Slows down guessing and flooding: attempts per client address, and failures per
+account."""
 
 import ipaddress
 import threading
@@ -20,8 +21,8 @@ def _address_key(address: str | None) -> str:
     return str(parsed)
 
 
-class LoginThrottle:
-    """Counts login attempts in this process.
+class Throttle:
+    """Counts attempts (logins, mail-sending requests) in this process.
 
     Per address: at most `per_minute` failures in any sliding minute. Every attempt takes
     a place before its password is checked, so attempts sent at once cannot all pass the
@@ -32,7 +33,7 @@ class LoginThrottle:
     def __init__(
         self,
         per_minute: int,
-        per_account: int,
+        per_account: int = 0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.per_minute = per_minute
@@ -53,8 +54,9 @@ class LoginThrottle:
             return 0
 
     def failed(self, account: str | None) -> bool:
-        """The attempt failed; True when the account has now failed too often in a row."""
-        if account is None:
+        """The attempt failed; True when the account has now failed too often in a row
+        (never when no account limit was set)."""
+        if account is None or not self._per_account:
             return False
         with self._lock:
             count = self._by_account.get(account, 0) + 1

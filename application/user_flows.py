@@ -12,9 +12,16 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from application.blocking import BlockingRunner
-from application.errors import Forbidden, InvalidCredentials, InvalidPayload, RecordNotUnique
+from application.errors import (
+    Forbidden,
+    InvalidCredentials,
+    InvalidPayload,
+    RecordNotUnique,
+    RequestsExceeded,
+)
 from application.items import ItemsService
 from application.outbox import Outbox
+from application.throttle import Throttle
 from domain.access.collections import normalise_email
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.query import ItemQuery
@@ -79,7 +86,11 @@ class UserFlows:
         outbox: Outbox,
         settings: FlowSettings,
         blocking: BlockingRunner,
+        throttle: Throttle,
     ) -> None:
+        # Each request that sends a mail to an address of the requester's choosing takes
+        # a place: nobody floods an inbox through the service.
+        self._throttle = throttle
         self._blocking = blocking
         self._items = items
         self._reader = reader
@@ -96,6 +107,7 @@ class UserFlows:
         first_name: Any,
         last_name: Any,
         verification_url: Any,
+        ip: str | None,
     ) -> None:
         """Create a user who registered themselves; mail them a link to verify it.
 
@@ -105,6 +117,7 @@ class UserFlows:
         settings = self._settings
         if not settings.public_registration:
             raise Forbidden("Public registration is disabled.")
+        self._take_place(ip)
         url = _allowed(verification_url, settings.register_urls, "verification_url")
         existing = await self._user_by_email(email)
         if existing is None:
@@ -193,8 +206,9 @@ class UserFlows:
 
     # -- password reset ------------------------------------------------------------
 
-    async def request_password_reset(self, email: str, reset_url: Any) -> None:
+    async def request_password_reset(self, email: str, reset_url: Any, ip: str | None) -> None:
         """Mail an active user a link to choose a new password; say nothing of others."""
+        self._take_place(ip)
         user = await self._user_by_email(email)
         if user is None or user.status != "active":
             return
@@ -252,7 +266,22 @@ class UserFlows:
             raise InvalidPayload('"otp" is invalid')
         await self._items.set_values("users", user.id, {"tfa_secret": None}, actor=user.id)
 
+    async def reset_tfa(self, caller: Accountability, user_id: str) -> None:
+        """An administrator removes a user's secret (a lost phone); Forbidden to others
+        and for users that do not exist."""
+        if not caller.admin:
+            raise Forbidden()
+        user = await self._blocking.run(self._reader.user, user_id)
+        if user is None:
+            raise Forbidden()
+        await self._items.set_values("users", user.id, {"tfa_secret": None}, actor=caller.user)
+
     # -- helpers -------------------------------------------------------------------
+
+    def _take_place(self, ip: str | None) -> None:
+        wait = self._throttle.attempt(ip)
+        if wait:
+            raise RequestsExceeded(wait, self._throttle.per_minute)
 
     def _mail_link(
         self,

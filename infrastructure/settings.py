@@ -87,6 +87,12 @@ class Settings(BaseSettings):
         description="Consecutive failed logins after which an account is suspended.",
     )
 
+    mail_requests_per_minute: int = Field(
+        default=5,
+        ge=1,
+        description="Registrations and password-reset requests a client address may make "
+        "per minute.",
+    )
     public_url: str = Field(
         default="http://127.0.0.1:8080",
         validation_alias=_spec_name("PUBLIC_URL"),

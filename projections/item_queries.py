@@ -52,7 +52,7 @@ from domain.collections.query import (
     select,
     validate,
 )
-from domain.collections.schema import Collection, Field, FieldType, Schema
+from domain.collections.schema import Alias, Collection, Field, FieldType, Schema
 from infrastructure.database import Connection, Database, Dialect, chunks, glob_condition
 
 Items = list[dict[str, Any]]
@@ -77,6 +77,11 @@ class _Wildcard(Enum):
     """The wildcard `glob_condition` expects (it reads the member's name)."""
 
     ANY = "ANY"
+
+
+def _required(link: Alias, alias: str) -> str:
+    """SQL keeping the related rows (aliased `alias`) that belong to this relation."""
+    return f' AND {alias}."{link.requires}" IS NOT NULL' if link.requires else ""
 
 
 def compile_filter(
@@ -201,7 +206,8 @@ class _FilterCompiler:
         sub = self._alias()
         # `_none`: none of the related items the caller may see matches.
         where, params = _and_rule(
-            f'{sub}."{link.foreign_key}" = {alias}."{collection.primary_key}"',
+            f'{sub}."{link.foreign_key}" = {alias}."{collection.primary_key}"'
+            + _required(link, sub),
             [],
             self._rules.condition(target, sub),
         )
@@ -647,6 +653,7 @@ class _Shaper:
         parent_keys = list(dict.fromkeys(row[collection.primary_key] for row in parents))
         for chunk in chunks(parent_keys, _KEYS_PER_STATEMENT):
             where, params = self._in(target, link.foreign_key, chunk)
+            where += _required(link, "t")
             raw, items = self.fetch(
                 conn, target, wanted, f"{where} ORDER BY {order}", params, (link.foreign_key,)
             )

@@ -85,10 +85,8 @@ POLICIES = Collection(
         Field("app_access", BOOLEAN, default=False),
     ),
     aliases=(
-        # Both go through the one junction; `users` lists rows with a user, `roles`
-        # rows with a role (see the access collection).
-        Alias("users", "access", "policy"),
-        Alias("roles", "access", "policy"),
+        Alias("users", "access", "policy", requires="user"),
+        Alias("roles", "access", "policy", requires="role"),
         Alias("permissions", "permissions", "policy"),
     ),
 )

@@ -60,6 +60,9 @@ class Alias:
     name: str
     collection: str
     foreign_key: str
+    #: A field the related rows must have set to count here (one junction can serve two
+    #: aliases: a policy's `users` are its rows with a user, its `roles` those with a role).
+    requires: str | None = None
 
 
 @dataclass(frozen=True)

@@ -574,3 +574,29 @@ async def test_epcis_create(client: Client, level: str) -> None:
         client, "POST", "/v2/epcis/capture", partner.token, document(object_event())
     )
     assert status == (201 if level == "full" else 403)
+
+
+async def test_policies_me_globals_reports_the_callers_flags(client: Client) -> None:
+    assert await ok(client, "GET", "/policies/me/globals") == {
+        "app_access": True,
+        "admin_access": True,
+        "enforce_tfa": False,
+    }
+    user = await user_with(client, enforce_tfa=True)
+    data = await ok(client, "GET", "/users/me", token=user.token)
+    assert data == {"id": user.id}
+    flags = await ok(client, "GET", "/policies/me/globals", token=user.token)
+    assert flags == {"app_access": False, "admin_access": False, "enforce_tfa": True}
+
+
+async def test_roles_me_lists_the_callers_role_chain(client: Client) -> None:
+    parent = await ok(client, "POST", "/roles", {"name": "parent"})
+    child = await ok(client, "POST", "/roles", {"name": "child", "parent": parent["id"]})
+    user = await user_with(client)
+    await ok(client, "PATCH", f"/users/{user.id}", {"role": child["id"]})
+    assert await ok(client, "GET", "/roles/me", token=user.token) == [
+        {"id": child["id"]},
+        {"id": parent["id"]},
+    ]
+    names = await ok(client, "GET", "/roles/me", params={"fields": "name"})
+    assert names == [{"name": "Administrator"}]

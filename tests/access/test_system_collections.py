@@ -306,3 +306,51 @@ async def test_the_bootstrap_admin_holds_the_administrator_role(client: Client) 
         "role": {"name": "Administrator"},
         "password": "**********",
     }
+
+
+async def test_an_array_patch_updates_each_item_with_its_own_changes(client: Client) -> None:
+    a, b = await ok(client, "POST", "/folders", [{"name": "a"}, {"name": "b"}])
+    updated = await ok(
+        client, "PATCH", "/folders", [{"id": a["id"], "name": "a2"}, {"id": b["id"], "name": "b2"}]
+    )
+    assert [f["name"] for f in updated] == ["a2", "b2"]
+
+
+async def test_an_array_patch_item_without_its_key_is_invalid_payload(client: Client) -> None:
+    status, body = await call(client, "PATCH", "/folders", [{"name": "x"}])
+    assert (status, code(body)) == (400, "INVALID_PAYLOAD")
+
+
+async def test_a_query_patch_updates_the_matching_items(client: Client) -> None:
+    await ok(client, "POST", "/folders", [{"name": "old-1"}, {"name": "old-2"}, {"name": "keep"}])
+    body = {"query": {"filter": {"name": {"_starts_with": "old"}}}, "data": {"name": "new"}}
+    updated = await ok(client, "PATCH", "/folders", body)
+    assert [f["name"] for f in updated] == ["new", "new"]
+    names = sorted(f["name"] for f in await ok(client, "GET", "/folders"))
+    assert names == ["keep", "new", "new"]
+
+
+async def test_a_query_delete_removes_the_matching_items(client: Client) -> None:
+    await ok(client, "POST", "/folders", [{"name": "gone-1"}, {"name": "gone-2"}, {"name": "kept"}])
+    status, _ = await call(
+        client, "DELETE", "/folders", {"query": {"filter": {"name": {"_starts_with": "gone"}}}}
+    )
+    assert status == 204
+    assert [f["name"] for f in await ok(client, "GET", "/folders")] == ["kept"]
+
+
+async def test_keys_and_query_together_are_invalid_payload(client: Client) -> None:
+    status, body = await call(client, "DELETE", "/folders", {"keys": ["x"], "query": {}})
+    assert (status, code(body)) == (400, "INVALID_PAYLOAD")
+
+
+async def test_a_policy_lists_its_users_and_roles_apart(client: Client) -> None:
+    policy = await ok(client, "POST", "/policies", {"name": "shared"})
+    role = await ok(client, "POST", "/roles", {"name": "r", "policies": [{"policy": policy["id"]}]})
+    user = await ok(
+        client, "POST", "/users", {"email": "u@example.com", "policies": [{"policy": policy["id"]}]}
+    )
+    read = await ok(
+        client, "GET", f"/policies/{policy['id']}", params={"fields": "users.user,roles.role"}
+    )
+    assert read == {"users": [{"user": user["id"]}], "roles": [{"role": role["id"]}]}

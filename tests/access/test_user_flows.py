@@ -409,3 +409,32 @@ async def test_an_enforcing_policy_allows_only_tfa_setup_until_tfa_is_on(client:
     status, body = await login(client, user.email, user.password)
     assert (status, code(body)) == (401, "INVALID_OTP")
     assert (await login(client, user.email, user.password, otp=pyotp.TOTP(secret).now()))[0] == 200
+
+
+async def test_an_admin_can_turn_off_a_users_tfa(client: Client) -> None:
+    user = await user_with(client)
+    await enable_tfa(client, user.token, user.password)
+    status, _ = await call(client, "POST", f"/users/{user.id}/tfa/disable", {})
+    assert status == 204
+    assert (await login(client, user.email, user.password))[0] == 200
+
+
+async def test_only_an_admin_can_turn_off_someone_elses_tfa(client: Client) -> None:
+    user = await user_with(client)
+    other = await user_with(client)
+    status, body = await call(
+        client, "POST", f"/users/{other.id}/tfa/disable", {}, token=user.token
+    )
+    assert (status, code(body)) == (403, "FORBIDDEN")
+
+
+async def test_password_reset_requests_from_one_address_are_limited(mail_client: Client) -> None:
+    statuses = [
+        (
+            await call(
+                mail_client, "POST", "/auth/password/request", {"email": "a@example.com"}, token=""
+            )
+        )[0]
+        for _ in range(6)
+    ]
+    assert statuses == [204] * 5 + [429]
