@@ -13,8 +13,27 @@ from projections.access_reader import MAX_ROLE_DEPTH, AccessReader
 
 Tables = dict[str, dict[str, dict[str, Any]]]
 
-#: The collections whose changes can take administrator access away.
-GUARDED = frozenset({"users", "roles", "access", "policies"})
+#: The fields whose change can take administrator access away, per collection.
+RELEVANT = {
+    "users": frozenset({"status", "role"}),
+    "roles": frozenset({"parent"}),
+    "access": frozenset({"role", "user", "policy"}),
+    "policies": frozenset({"admin_access"}),
+}
+
+
+def _may_demote(record: Record) -> bool:
+    """Whether the record's new events could take administrator access from anyone:
+    creating adds access, so only deletions and some updates count."""
+    fields = RELEVANT.get(record.collection)
+    if fields is None:
+        return False
+    for change in record.pending_events:
+        if isinstance(change, Record.Deleted):
+            return True
+        if isinstance(change, Record.Updated) and fields & set(change.changes):
+            return True
+    return False
 
 
 class AdminGuard:
@@ -26,8 +45,8 @@ class AdminGuard:
     def check(self, changed: Iterable[Any]) -> None:
         """Unprocessable when the records (as changed) leave no active admin where
         there was one."""
-        records = [r for r in changed if isinstance(r, Record) and r.collection in GUARDED]
-        if not records:
+        records = [r for r in changed if isinstance(r, Record) and r.collection in RELEVANT]
+        if not any(_may_demote(r) for r in records):
             return
         before = self._reader.access_tables()
         if not _admins(before):

@@ -25,7 +25,7 @@ from application.errors import (
 from application.throttle import Throttle
 from domain.access.policies import Accountability
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
-from infrastructure.one_time_passwords import valid_otp
+from infrastructure.one_time_passwords import matching_step
 from infrastructure.passwords import hash_password, hash_token, verify_password
 from infrastructure.session_store import SessionStore
 from projections.access_reader import UserCredentials
@@ -73,8 +73,10 @@ class Authenticator:
         throttle: Throttle,
         passwords: BlockingRunner,
         suspend: Callable[[str], Awaitable[None]],
+        signed_in: Callable[[str], Awaitable[None]],
         clock: Callable[[], float] = time.time,
     ) -> None:
+        self._signed_in = signed_in
         self._access = access
         self._sessions = sessions
         self._tokens = tokens
@@ -147,16 +149,24 @@ class Authenticator:
         if user is None or stored is None or not matches or user.status != "active":
             await self._failed(user)
             raise InvalidCredentials()
-        if user.tfa_secret and (otp is None or not valid_otp(user.tfa_secret, otp)):
-            if otp is None:
-                self._throttle.release(ip)
-            else:
-                # Guessing codes is slowed down like guessing passwords.
-                await self._failed(user)
-            raise InvalidOtp()
+        if user.tfa_secret:
+            await self._check_otp(user, otp, ip)
         self._throttle.succeeded(ip, user.id)
+        await self._signed_in(user.id)
         await self._blocking.run(self._sessions.purge, self._clock())
         return await self.open_session(user, mode, ip, user_agent)
+
+    async def _check_otp(self, user: UserCredentials, otp: str | None, ip: str | None) -> None:
+        """The user's current code, used once: a code seen by someone else is no use."""
+        assert user.tfa_secret is not None
+        if otp is None:
+            self._throttle.release(ip)
+            raise InvalidOtp()
+        step = matching_step(user.tfa_secret, otp)
+        if step is None or not await self._blocking.run(self._sessions.use_otp_step, user.id, step):
+            # Guessing codes is slowed down like guessing passwords.
+            await self._failed(user)
+            raise InvalidOtp()
 
     async def _failed(self, user: UserCredentials | None) -> None:
         if self._throttle.failed(user.id if user else None) and user is not None:

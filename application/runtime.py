@@ -3,6 +3,7 @@
 import logging
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from application.access import AccessService
@@ -31,7 +32,7 @@ from application.throttle import Throttle
 from application.user_flows import FlowSettings, UserFlows, allow_list
 from domain.access.collections import SYSTEM_COLLECTIONS
 from domain.access.policies import SYSTEM
-from domain.collections.query import ItemQuery
+from domain.collections.query import ItemQuery, format_datetime
 from domain.collections.schema import Schema
 from infrastructure.access_tokens import AccessTokens
 from infrastructure.database import Database
@@ -182,6 +183,7 @@ class Tracepoint:
             throttle=Throttle(settings.login_failures_per_minute, settings.login_attempts),
             passwords=self.password_checks,
             suspend=self._suspend,
+            signed_in=self._signed_in,
         )
         self.user_flows = UserFlows(
             self.items,
@@ -211,6 +213,11 @@ class Tracepoint:
             "permissions": PermissionsRules(lambda: names),
             "notifications": NotificationsRules(access_reader, self.blocking, self.outbox),
         }
+
+    async def _signed_in(self, user_id: str) -> None:
+        """Note when a user last signed in (`last_access`)."""
+        now = format_datetime(datetime.now(UTC))
+        await self.items.set_values("users", user_id, {"last_access": now}, actor=user_id)
 
     async def _suspend(self, user_id: str) -> None:
         """Suspend an account that failed to sign in too often in a row."""

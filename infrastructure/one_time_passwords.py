@@ -1,5 +1,9 @@
 """Time-based one-time passwords (RFC 6238) for two-factor sign-in, with pyotp."""
 
+import hmac
+import time
+from datetime import UTC, datetime
+
 import pyotp
 
 #: The issuer name an authenticator app shows next to the code.
@@ -23,3 +27,18 @@ def valid_otp(secret: str, otp: str) -> bool:
         return pyotp.TOTP(secret).verify(otp.strip(), valid_window=1)
     except (ValueError, TypeError):
         return False
+
+
+def matching_step(secret: str, otp: str) -> int | None:
+    """The 30-second step whose code `otp` is: now, or the step before or after (clocks
+    that differ by up to 30 seconds); None when it is none of them."""
+    totp = pyotp.TOTP(secret)
+    now = time.time()
+    try:
+        for offset in (0, -1, 1):
+            moment = now + offset * totp.interval
+            if hmac.compare_digest(totp.at(moment), otp.strip()):
+                return int(totp.timecode(datetime.fromtimestamp(moment, UTC)))
+    except (ValueError, TypeError):
+        return None
+    return None

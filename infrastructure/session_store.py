@@ -17,6 +17,8 @@ _DDL = (
     " ip TEXT,"
     " user_agent TEXT)",
     "CREATE INDEX IF NOT EXISTS auth_sessions_user ON auth_sessions (user_id)",
+    # The newest one-time-password step each user signed in with: a code works once.
+    "CREATE TABLE IF NOT EXISTS auth_otp_steps (user_id TEXT PRIMARY KEY, step {bigint} NOT NULL)",
 )
 
 
@@ -94,6 +96,18 @@ class SessionStore:
                 "DELETE FROM auth_sessions WHERE user_id = ? AND token_hash <> ?",
                 (user_id, hash_token(keep) if keep else ""),
             )
+
+    def use_otp_step(self, user_id: str, step: int) -> bool:
+        """Record that the user signed in with the code of `step`; False when that step
+        or a later one was used already (a replayed code)."""
+        with self._db.transaction() as conn:
+            changed = conn.execute(
+                "INSERT INTO auth_otp_steps (user_id, step) VALUES (?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET step = excluded.step"
+                " WHERE auth_otp_steps.step < excluded.step",
+                (user_id, step),
+            )
+        return changed == 1
 
     def purge(self, now: float) -> None:
         """Forget expired sessions."""

@@ -258,3 +258,9 @@ async def test_a_token_from_an_e_mail_link_does_not_authenticate(client: Client)
     token = jwt.encode({**link, "iat": now, "exp": now + 60}, signing_key(b"test-secret"), "HS256")
     status, body = await call(client, "GET", "/users/me", token=token)
     assert (status, code(body)) == (403, "INVALID_TOKEN")
+
+
+async def test_a_login_is_noted_as_the_users_last_access(client: Client) -> None:
+    assert (await ok(client, "GET", "/users/me"))["last_access"] is None
+    assert (await login(client))[0] == 200
+    assert (await ok(client, "GET", "/users/me"))["last_access"].endswith("Z")

@@ -1,6 +1,8 @@
 """The system collections through the API, as the admin: list, read, create, update,
 delete, one or many, with the Directus envelopes and error codes."""
 
+from typing import Any
+
 from tests.access.helpers import Client, call, code, ok
 
 BOOTSTRAP_ADMIN = "admin@example.com"
@@ -354,3 +356,32 @@ async def test_a_policy_lists_its_users_and_roles_apart(client: Client) -> None:
         client, "GET", f"/policies/{policy['id']}", params={"fields": "users.user,roles.role"}
     )
     assert read == {"users": [{"user": user["id"]}], "roles": [{"role": role["id"]}]}
+
+
+async def test_the_collections_answer_the_same_after_a_replay(
+    client: Client, tracepoint: Any
+) -> None:
+    role = await ok(client, "POST", "/roles", {"name": "ops"})
+    policy = await ok(client, "POST", "/policies", {"name": "p", "ip_access": "10.0.0.0/8"})
+    await ok(
+        client,
+        "POST",
+        "/permissions",
+        {"policy": policy["id"], "collection": "folders", "action": "read"},
+    )
+    user = await ok(
+        client,
+        "POST",
+        "/users",
+        {"email": "r@example.com", "role": role["id"], "policies": [{"policy": policy["id"]}]},
+    )
+    await ok(client, "PATCH", f"/users/{user['id']}", {"first_name": "Replayed"})
+    await ok(client, "DELETE", f"/roles/{role['id']}")
+    collections = ("users", "roles", "policies", "permissions", "folders", "notifications")
+
+    async def everything() -> list[Any]:
+        return [await ok(client, "GET", f"/{c}", params={"fields": "*.*"}) for c in collections]
+
+    before = await everything()
+    await tracepoint.blocking.run(tracepoint.projections.rebuild)
+    assert await everything() == before

@@ -438,3 +438,12 @@ async def test_password_reset_requests_from_one_address_are_limited(mail_client:
         for _ in range(6)
     ]
     assert statuses == [204] * 5 + [429]
+
+
+async def test_a_one_time_password_signs_in_once(client: Client) -> None:
+    user = await user_with(client)
+    secret = await enable_tfa(client, user.token, user.password)
+    code_now = pyotp.TOTP(secret).now()
+    assert (await login(client, user.email, user.password, otp=code_now))[0] == 200
+    status, body = await login(client, user.email, user.password, otp=code_now)
+    assert (status, code(body)) == (401, "INVALID_OTP")
