@@ -140,7 +140,7 @@ class Authenticator:
         Every failure costs the same time and says the same thing, whether or not the
         e-mail exists; an address that failed too often in the last minute must wait.
         """
-        wait = self._throttle.attempt(ip)
+        wait = await self._throttle.attempt(ip)
         if wait:
             raise RequestsExceeded(wait, self._throttle.per_minute)
         user = await self._blocking.run(self._access.reader.user_by_email, email)
@@ -151,7 +151,7 @@ class Authenticator:
             raise InvalidCredentials()
         if user.tfa_secret:
             await self._check_otp(user, otp, ip)
-        self._throttle.succeeded(ip, user.id)
+        await self._throttle.succeeded(ip, user.id)
         await self._signed_in(user.id)
         await self._blocking.run(self._sessions.purge, self._clock())
         return await self.open_session(user, mode, ip, user_agent)
@@ -160,7 +160,7 @@ class Authenticator:
         """The user's current code, used once: a code seen by someone else is no use."""
         assert user.tfa_secret is not None
         if otp is None:
-            self._throttle.release(ip)
+            await self._throttle.release(ip)
             raise InvalidOtp()
         step = matching_step(user.tfa_secret, otp)
         if step is None or not await self._blocking.run(self._sessions.use_otp_step, user.id, step):
@@ -169,7 +169,7 @@ class Authenticator:
             raise InvalidOtp()
 
     async def _failed(self, user: UserCredentials | None) -> None:
-        if self._throttle.failed(user.id if user else None) and user is not None:
+        if await self._throttle.failed(user.id if user else None) and user is not None:
             await self._suspend(user.id)
 
     async def open_session(

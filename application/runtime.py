@@ -35,6 +35,7 @@ from domain.access.policies import SYSTEM
 from domain.collections.query import ItemQuery, format_datetime
 from domain.collections.schema import Schema
 from infrastructure.access_tokens import AccessTokens
+from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.epcis_schema import DocumentValidator
@@ -117,6 +118,8 @@ class Tracepoint:
             )
             self.projections.create_tables()
             self.instance = InstanceStore(self.database)
+            self.sessions = SessionStore(self.database)
+            attempts = AttemptStore(self.database)
         self.blocking = BlockingRunner(workers=settings.database_pool_size)
         secret = (
             settings.secret.get_secret_value()
@@ -155,7 +158,6 @@ class Tracepoint:
             self.blocking,
             read_your_writes_timeout=settings.read_your_writes_timeout,
         )
-        self.sessions = SessionStore(self.database)
         self.outbox = Outbox(_mailer(settings))
         access_reader = AccessReader(self.database)
         self.items = ItemsService(
@@ -180,7 +182,13 @@ class Tracepoint:
                 refresh=settings.refresh_token_ttl,
                 session=settings.session_cookie_ttl,
             ),
-            throttle=Throttle(settings.login_failures_per_minute, settings.login_attempts),
+            throttle=Throttle(
+                attempts,
+                self.blocking,
+                "login",
+                settings.login_failures_per_minute,
+                settings.login_attempts,
+            ),
             passwords=self.password_checks,
             suspend=self._suspend,
             signed_in=self._signed_in,
@@ -200,7 +208,7 @@ class Tracepoint:
                 verify_email=settings.public_registration_verify_email,
             ),
             self.blocking,
-            Throttle(settings.mail_requests_per_minute),
+            Throttle(attempts, self.blocking, "mail", settings.mail_requests_per_minute),
         )
         self.bootstrap_credentials: BootstrapCredentials | None = None
 

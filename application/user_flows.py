@@ -117,7 +117,7 @@ class UserFlows:
         settings = self._settings
         if not settings.public_registration:
             raise Forbidden("Public registration is disabled.")
-        self._take_place(ip)
+        await self._take_place(ip)
         url = _allowed(verification_url, settings.register_urls, "verification_url")
         existing = await self._user_by_email(email)
         if existing is None:
@@ -208,7 +208,7 @@ class UserFlows:
 
     async def request_password_reset(self, email: str, reset_url: Any, ip: str | None) -> None:
         """Mail an active user a link to choose a new password; say nothing of others."""
-        self._take_place(ip)
+        await self._take_place(ip)
         user = await self._user_by_email(email)
         if user is None or user.status != "active":
             return
@@ -278,8 +278,8 @@ class UserFlows:
 
     # -- helpers -------------------------------------------------------------------
 
-    def _take_place(self, ip: str | None) -> None:
-        wait = self._throttle.attempt(ip)
+    async def _take_place(self, ip: str | None) -> None:
+        wait = await self._throttle.attempt(ip)
         if wait:
             raise RequestsExceeded(wait, self._throttle.per_minute)
 

@@ -114,6 +114,15 @@ class Connection:
         marks = ", ".join("?" * len(columns))
         self._raw.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
+    def lock(self, name: str) -> None:
+        """Make transactions that lock the same name take turns, until this one ends.
+
+        PostgreSQL: a transaction-scoped advisory lock. SQLite needs nothing: its write
+        transactions (BEGIN IMMEDIATE) already run one at a time.
+        """
+        if self.dialect.name == "postgresql":
+            self._raw.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(name),))
+
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a query."""
         return list(self._raw.execute(self.dialect.render(sql), params).fetchall())
@@ -127,6 +136,11 @@ class Connection:
         """The first column of the first row, or None."""
         row = self.fetchone(sql, params)
         return row[0] if row else None
+
+
+def lock_key(name: str) -> int:
+    """The 64-bit key of a PostgreSQL advisory lock named `name`."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
 
 
 def _enable_wal(path: str, seconds: float = 30.0) -> None:
@@ -245,7 +259,7 @@ class Database:
         if self._pg_pool is None:
             yield
             return
-        key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+        key = lock_key(name)
         with self._pg_pool.connection() as raw:
             raw.execute("SELECT pg_advisory_lock(%s)", (key,))
             try:

@@ -5,8 +5,11 @@ cannot be forged or reused."""
 import asyncio
 from typing import Any
 
+from api.app import create_app
+from application.runtime import Tracepoint
 from tests.access.helpers import Client, call, code, ok, user_with
 from tests.api.test_capture import capture
+from tests.conftest import make_settings
 from tests.epcis_documents import document, object_event
 
 
@@ -271,3 +274,27 @@ async def test_a_relation_into_an_unreadable_collection_is_forbidden(client: Cli
         client, "GET", f"/users/{user.id}", token=user.token, params={"fields": "policies.*"}
     )
     assert (status, code(body)) == (403, "FORBIDDEN")
+
+
+async def test_processes_sharing_a_database_count_failed_logins_together(
+    database_url: str, aiohttp_client: Any
+) -> None:
+    settings = make_settings(database_url, login_failures_per_minute=4)
+    first, second = Tracepoint(settings), Tracepoint(settings)
+    await first.start()
+    await second.start()
+    try:
+        clients = [
+            await aiohttp_client(create_app(service, manage_lifecycle=False))
+            for service in (first, second)
+        ]
+        statuses = []
+        for index in range(6):
+            response = await clients[index % 2].post(
+                "/auth/login", json={"email": "x@example.com", "password": "x"}
+            )
+            statuses.append(response.status)
+        assert statuses == [401, 401, 401, 401, 429, 429]
+    finally:
+        await first.stop()
+        await second.stop()
