@@ -20,17 +20,22 @@ async def admin_policy(client: Client) -> dict[str, Any]:
     return dict(policies[0])
 
 
-async def test_a_nested_update_obeys_the_related_collections_item_rule(client: Client) -> None:
-    admin = await admin_policy(client)
-    second = await ok(
+async def second_admin(client: Client, admin: dict[str, Any]) -> dict[str, Any]:
+    """Another administrator, through a policy of their own; with their junction row."""
+    user = await ok(
         client,
         "POST",
         "/users",
         {"email": "second@example.com", "policies": [{"policy": admin["id"]}]},
     )
-    junction = (
-        await ok(client, "GET", f"/users/{second['id']}", params={"fields": "policies.id"})
-    )["policies"][0]["id"]
+    read = await ok(client, "GET", f"/users/{user['id']}", params={"fields": "policies.id"})
+    return {**user, "junction": read["policies"][0]["id"]}
+
+
+async def test_a_nested_update_obeys_the_related_collections_item_rule(client: Client) -> None:
+    admin = await admin_policy(client)
+    second = await second_admin(client, admin)
+    junction = second["junction"]
     manager = await user_with(
         client,
         {"collection": "users", "action": "update", "fields": ["*"]},
@@ -55,16 +60,9 @@ async def test_a_nested_update_obeys_the_related_collections_item_rule(client: C
 
 async def test_a_nested_update_cannot_move_a_junction_row_to_another_item(client: Client) -> None:
     admin = await admin_policy(client)
-    second = await ok(
-        client,
-        "POST",
-        "/users",
-        {"email": "second@example.com", "policies": [{"policy": admin["id"]}]},
-    )
+    second = await second_admin(client, admin)
     other = await ok(client, "POST", "/users", {"email": "other@example.com"})
-    junction = (
-        await ok(client, "GET", f"/users/{second['id']}", params={"fields": "policies.id"})
-    )["policies"][0]["id"]
+    junction = second["junction"]
     status, body = await call(
         client,
         "PATCH",
@@ -76,12 +74,7 @@ async def test_a_nested_update_cannot_move_a_junction_row_to_another_item(client
 
 async def test_a_nested_delete_obeys_the_related_collections_item_rule(client: Client) -> None:
     admin = await admin_policy(client)
-    second = await ok(
-        client,
-        "POST",
-        "/users",
-        {"email": "second@example.com", "policies": [{"policy": admin["id"]}]},
-    )
+    second = await second_admin(client, admin)
     manager = await user_with(
         client,
         {"collection": "users", "action": "update", "fields": ["*"]},
