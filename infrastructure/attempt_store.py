@@ -7,6 +7,7 @@ _DDL = (
     "CREATE TABLE IF NOT EXISTS auth_attempts ("
     " scope TEXT NOT NULL, address TEXT NOT NULL, at {real} NOT NULL)",
     "CREATE INDEX IF NOT EXISTS auth_attempts_address ON auth_attempts (scope, address, at)",
+    "CREATE INDEX IF NOT EXISTS auth_attempts_at ON auth_attempts (at)",
     "CREATE TABLE IF NOT EXISTS auth_failures ("
     " account TEXT PRIMARY KEY, failures INTEGER NOT NULL)",
 )
@@ -27,10 +28,9 @@ class AttemptStore:
         0 when recorded, else the seconds until the oldest leaves the window."""
         with self._db.transaction() as conn:
             conn.lock(f"attempts:{scope}:{address}")
-            conn.execute(
-                "DELETE FROM auth_attempts WHERE scope = ? AND address = ? AND at <= ?",
-                (scope, address, now - window),
-            )
+            # Every address's old attempts go, not just this one's: the table holds one
+            # window of attempts, however many addresses came and went.
+            conn.execute("DELETE FROM auth_attempts WHERE at <= ?", (now - window,))
             row = conn.fetchone(
                 "SELECT COUNT(*), MIN(at) FROM auth_attempts WHERE scope = ? AND address = ?",
                 (scope, address),
