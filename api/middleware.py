@@ -75,24 +75,27 @@ def _epcis_action(request: web.Request) -> str:
 async def authentication(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Resolve every request's caller.
 
-    The EPCIS API takes static tokens only, as `Authorization: Bearer`, and answers 401
-    without one; the platform API takes any token from the header, the `access_token`
-    parameter or the session cookie, and serves the public policies without one.
+    The EPCIS API takes static tokens only, as `Authorization: Bearer`; the platform API
+    takes any token from the header, the `access_token` parameter or the session cookie.
+    Without a token both serve what the public policy allows: the platform API answers
+    403 for the rest, the EPCIS API 401.
     """
     tracepoint = service(request)
     ip = client_ip(request, tracepoint.settings.trust_proxy)
     if _is_epcis(request):
-        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        header = request.headers.get("Authorization", "")
+        scheme, _, token = header.partition(" ")
         challenge = {"WWW-Authenticate": 'Bearer realm="tracepoint"'}
-        if scheme.lower() != "bearer" or not token.strip():
+        if header and (scheme.lower() != "bearer" or not token.strip()):
             return epcis_exception(
-                401,
-                "SecurityException",
-                "Authentication required: send Authorization: Bearer <static token>",
-                challenge,
+                401, "SecurityException", "Send Authorization: Bearer <static token>", challenge
             )
         try:
-            caller = await tracepoint.authenticator.static_caller(token.strip(), ip)
+            caller = (
+                await tracepoint.authenticator.static_caller(token.strip(), ip)
+                if header
+                else await tracepoint.authenticator.caller(None, ip)
+            )
         except PlatformError:
             return epcis_exception(
                 401, "SecurityException", "The token is not a valid static token", challenge
@@ -100,6 +103,14 @@ async def authentication(request: web.Request, handler: Handler) -> web.StreamRe
         try:
             request[EVENT_SCOPE] = event_scope(caller, _epcis_action(request))
         except Forbidden as exc:
+            if caller.user is None:
+                # What the public policy does not allow needs a token.
+                return epcis_exception(
+                    401,
+                    "SecurityException",
+                    "Authentication required: send Authorization: Bearer <static token>",
+                    challenge,
+                )
             return epcis_exception(403, "SecurityException", exc.message)
         request[ACCOUNTABILITY] = caller
         return await handler(request)

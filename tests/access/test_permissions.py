@@ -600,3 +600,18 @@ async def test_roles_me_lists_the_callers_role_chain(client: Client) -> None:
     ]
     names = await ok(client, "GET", "/roles/me", params={"fields": "name"})
     assert names == [{"name": "Administrator"}]
+
+
+async def test_the_public_policy_can_open_epcis_queries_to_everyone(client: Client) -> None:
+    await capture(client, document(object_event(bizLocation={"id": HERE})))
+    assert (await client.get("/v2/epcis/events")).status == 401
+    public = await ok(client, "GET", "/policies", params={"filter": '{"name": {"_eq": "Public"}}'})
+    await ok(
+        client,
+        "POST",
+        "/permissions",
+        {"policy": public[0]["id"], "collection": "epcis_event", "action": "read"},
+    )
+    response = await client.get("/v2/epcis/events")
+    assert response.status == 200
+    assert (await client.post("/v2/epcis/capture", json=document(object_event()))).status == 401
