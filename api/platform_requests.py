@@ -6,7 +6,8 @@ import orjson
 from aiohttp import web
 
 from application.errors import InvalidPayload, InvalidQuery
-from domain.collections.query import ItemQuery, QueryError, parse_query, query_from_object
+from domain.collections.item_query import ItemQuery, parse_query, query_from_object
+from domain.collections.query_errors import QueryError
 
 SESSION_COOKIE = "platform_session_token"
 REFRESH_COOKIE = "platform_refresh_token"

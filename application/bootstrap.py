@@ -11,7 +11,7 @@ from typing import Any
 from domain.access.collections import ACCESS, POLICIES, ROLES, USERS, normalise_email
 from domain.access.policies import PUBLIC_POLICY_ID
 from domain.access.user import User
-from domain.collections.query import format_datetime
+from domain.collections.coercion import format_datetime
 from domain.collections.schema import Collection
 from domain.records.record import Record
 from domain.records.unique_value import UniqueValue

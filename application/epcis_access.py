@@ -4,13 +4,9 @@ from datetime import UTC, datetime
 
 from application.errors import Forbidden
 from domain.access.policies import Accountability
-from domain.collections.query import (
-    FieldForbidden,
-    QueryError,
-    VariableContext,
-    parse_filter,
-    resolve_variables,
-)
+from domain.collections.filters import parse_filter
+from domain.collections.query_errors import FieldForbidden, QueryError
+from domain.collections.variables import VariableContext, resolve_variables
 from domain.epcis.event_query import EventQuery
 from domain.epcis.event_rules import EventRuleError, allowed_queries
 

@@ -27,21 +27,15 @@ from application.errors import (
 )
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability, CollectionAccess
+from domain.collections.coercion import format_datetime
+from domain.collections.evaluation import matches
+from domain.collections.filters import Filter, parse_filter
+from domain.collections.item_query import ItemQuery
 from domain.collections.payload import PayloadError, check_payload, missing_required
-from domain.collections.query import (
-    FieldForbidden,
-    Filter,
-    ItemQuery,
-    QueryError,
-    VariableContext,
-    format_datetime,
-    matches,
-    parse_filter,
-    resolve_value,
-    resolve_variables,
-    validate,
-)
+from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.collections.schema import Alias, Collection, FieldType, Schema
+from domain.collections.validation import validate
+from domain.collections.variables import VariableContext, resolve_value, resolve_variables
 from domain.records.key_sequence import KeySequence
 from domain.records.record import Record, RecordDeleted
 from domain.records.unique_value import UniqueValue, ValueTaken

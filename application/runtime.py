@@ -32,7 +32,8 @@ from application.throttle import Throttle
 from application.user_flows import FlowSettings, UserFlows, allow_list
 from domain.access.collections import SYSTEM_COLLECTIONS
 from domain.access.policies import SYSTEM
-from domain.collections.query import ItemQuery, format_datetime
+from domain.collections.coercion import format_datetime
+from domain.collections.item_query import ItemQuery
 from domain.collections.schema import Schema
 from infrastructure.access_tokens import AccessTokens
 from infrastructure.attempt_store import AttemptStore

@@ -12,7 +12,9 @@ from application.errors import InvalidPayload
 from application.items import CollectionRules, Item
 from application.outbox import Outbox
 from domain.access.collections import ACTIONS, normalise_email
-from domain.collections.query import FieldForbidden, QueryError, format_datetime, parse_filter
+from domain.collections.coercion import format_datetime
+from domain.collections.filters import parse_filter
+from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.epcis.event_rules import EventRuleError
 from infrastructure.mailer import Mail
 from infrastructure.passwords import hash_password, hash_token

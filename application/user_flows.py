@@ -24,7 +24,7 @@ from application.outbox import Outbox
 from application.throttle import Throttle
 from domain.access.collections import normalise_email
 from domain.access.policies import SYSTEM, Accountability
-from domain.collections.query import ItemQuery
+from domain.collections.item_query import ItemQuery
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.mailer import Mail
 from infrastructure.one_time_passwords import new_secret, provisioning_url, valid_otp

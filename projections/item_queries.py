@@ -31,28 +31,16 @@ from typing import Any
 
 import orjson
 
-from domain.collections.query import (
-    CONCEALED,
-    STRING_MATCHES,
-    And,
-    Condition,
-    FieldForbidden,
-    Filter,
-    ItemQuery,
-    Or,
-    QueryError,
-    Related,
-    Selection,
-    check_text,
-    coerce_value,
-    is_concealed,
-    is_variable,
-    parse_number,
-    readable,
-    select,
-    validate,
-)
+from domain.collections.coercion import check_text, coerce_value, parse_number
+from domain.collections.filters import And, Condition, Filter, Or, Related
+from domain.collections.item_query import ItemQuery
+from domain.collections.operators import STRING_MATCHES
+from domain.collections.paths import readable
+from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.collections.schema import Alias, Collection, Field, FieldType, Schema
+from domain.collections.selection import CONCEALED, Selection, is_concealed, select
+from domain.collections.validation import validate
+from domain.collections.variables import is_variable
 from infrastructure.database import Connection, Database, Dialect, chunks, glob_condition
 
 Items = list[dict[str, Any]]

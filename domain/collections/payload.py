@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from domain.collections.query import format_datetime
+from domain.collections.coercion import format_datetime
 from domain.collections.schema import Collection, Field, FieldType
 
 _MAX_SAFE_INTEGER = 2**53 - 1

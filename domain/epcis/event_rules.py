@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from itertools import product
 from typing import Any
 
-from domain.collections.query import And, Condition, Filter, Or
+from domain.collections.filters import And, Condition, Filter, Or
 from domain.epcis.event_query import EventQuery, QueryParameterError, parse_event_query
 
 #: Event fields a rule may test with `_eq` / `_in`, and the query parameter of each.

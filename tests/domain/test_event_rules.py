@@ -2,7 +2,7 @@
 
 import pytest
 
-from domain.collections.query import parse_filter
+from domain.collections.filters import parse_filter
 from domain.epcis.event_query import parse_event_query
 from domain.epcis.event_rules import EventRuleError, allowed_queries
 

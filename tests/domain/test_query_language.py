@@ -6,27 +6,15 @@ from typing import Any
 
 import pytest
 
-from domain.collections.query import (
-    MAX_RELATIONAL_DEPTH,
-    And,
-    Condition,
-    FieldForbidden,
-    Filter,
-    ItemQuery,
-    Or,
-    QueryError,
-    Related,
-    Selection,
-    VariableContext,
-    matches,
-    parse_filter,
-    parse_query,
-    query_from_object,
-    resolve_variables,
-    select,
-    validate,
-)
+from domain.collections.evaluation import matches
+from domain.collections.filters import And, Condition, Filter, Or, Related, parse_filter
+from domain.collections.item_query import ItemQuery, parse_query, query_from_object
+from domain.collections.paths import MAX_RELATIONAL_DEPTH
+from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.collections.schema import Alias, Collection, Field, FieldType, Schema
+from domain.collections.selection import Selection, select
+from domain.collections.validation import validate
+from domain.collections.variables import VariableContext, resolve_variables
 
 T = FieldType
 ROLES = Collection(

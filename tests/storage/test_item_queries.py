@@ -6,15 +6,11 @@ from typing import Any
 
 import pytest
 
-from domain.collections.query import (
-    CONCEALED,
-    FieldForbidden,
-    ItemQuery,
-    QueryError,
-    parse_filter,
-    parse_query,
-)
+from domain.collections.filters import parse_filter
+from domain.collections.item_query import ItemQuery, parse_query
+from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.collections.schema import Alias, Collection, Field, FieldType, Schema
+from domain.collections.selection import CONCEALED
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from projections.item_queries import ItemReader
