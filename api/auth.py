@@ -14,10 +14,11 @@ routes = web.RouteTableDef()
 
 
 def _mode(body: dict[str, Any], default: Mode) -> Mode:
-    mode = body.get("mode", default)
-    if mode not in MODES:
-        raise InvalidPayload('"mode" must be one of json, cookie, session')
-    return mode  # type: ignore[no-any-return]
+    given = body.get("mode", default)
+    for mode in MODES:
+        if given == mode:
+            return mode
+    raise InvalidPayload('"mode" must be one of json, cookie, session')
 
 
 def _string(body: dict[str, Any], name: str, *, required: bool = True) -> str | None:
@@ -44,15 +45,11 @@ async def _object(request: web.Request) -> dict[str, Any]:
 def _signed_in(request: web.Request, sign_in: SignIn) -> web.Response:
     """The body and cookies of a login or refresh, as the mode wants them."""
     settings = service(request).settings
-    cookie = {"httponly": True, "samesite": "Lax", "secure": settings.cookie_secure, "path": "/"}
     data: dict[str, Any] = {"expires": sign_in.expires}
     if sign_in.mode == "session":
         response = data_response(data)
-        response.set_cookie(
-            SESSION_COOKIE,
-            sign_in.access_token,
-            max_age=int(settings.session_cookie_ttl),
-            **cookie,  # type: ignore[arg-type]
+        _cookie(
+            request, response, SESSION_COOKIE, sign_in.access_token, settings.session_cookie_ttl
         )
         return response
     data["access_token"] = sign_in.access_token
@@ -60,13 +57,25 @@ def _signed_in(request: web.Request, sign_in: SignIn) -> web.Response:
         data["refresh_token"] = sign_in.refresh_token
         return data_response(data)
     response = data_response(data)
-    response.set_cookie(
-        REFRESH_COOKIE,
-        sign_in.refresh_token or "",
-        max_age=int(settings.refresh_token_ttl),
-        **cookie,  # type: ignore[arg-type]
+    _cookie(
+        request, response, REFRESH_COOKIE, sign_in.refresh_token or "", settings.refresh_token_ttl
     )
     return response
+
+
+def _cookie(
+    request: web.Request, response: web.Response, name: str, value: str, seconds: float
+) -> None:
+    """An httpOnly cookie for the whole site that lives as long as its token."""
+    response.set_cookie(
+        name,
+        value,
+        max_age=int(seconds),
+        httponly=True,
+        samesite="Lax",
+        secure=service(request).settings.cookie_secure,
+        path="/",
+    )
 
 
 def _token_for(request: web.Request, body: dict[str, Any]) -> tuple[Mode, str | None]:

@@ -52,7 +52,8 @@ def _ip_matches(address: ipaddress.IPv4Address | ipaddress.IPv6Address, entry: s
     try:
         if "-" in entry:
             low, high = (ipaddress.ip_address(p.strip()) for p in entry.split("-", 1))
-            return low.version == address.version and low <= address <= high  # type: ignore[operator]
+            same_family = low.version == high.version == address.version
+            return same_family and int(low) <= int(address) <= int(high)
         return address in ipaddress.ip_network(entry, strict=False)
     except ValueError:
         return False
