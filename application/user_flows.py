@@ -134,7 +134,6 @@ class UserFlows:
                 await self._items.create(SYSTEM, "users", [payload], _ID_ONLY)
             except RecordNotUnique:
                 return  # registered a moment ago: answered like any taken address
-
         elif existing.status != "unverified":
             return
         if settings.verify_email:
