@@ -1,6 +1,8 @@
 """Who is calling: the accountability of a user or of the public, with the policies that
 apply to the request's address."""
 
+import dataclasses
+
 from application.blocking import BlockingRunner
 from domain.access.policies import Accountability, applicable
 from projections.access_reader import AccessReader, UserCredentials
@@ -17,9 +19,12 @@ class AccessService:
         """An unauthenticated caller: the public policies only."""
         return await self._blocking.run(self._resolve, None, ip, None)
 
-    async def for_user(self, user: UserCredentials, ip: str | None, via: str) -> Accountability:
+    async def for_user(
+        self, user: UserCredentials, ip: str | None, via: str, session: str | None = None
+    ) -> Accountability:
         """A signed-in user: the policies of their role chain and their own."""
-        return await self._blocking.run(self._resolve, user, ip, via)
+        caller = await self._blocking.run(self._resolve, user, ip, via)
+        return dataclasses.replace(caller, session=session) if session else caller
 
     def _resolve(
         self, user: UserCredentials | None, ip: str | None, via: str | None

@@ -114,7 +114,13 @@ class Authenticator:
         user = await self._blocking.run(self._access.reader.user, user_id)
         if user is None or user.status != "active":
             raise InvalidCredentials()
-        return await self._access.for_user(user, ip, "session" if session else "jwt")
+        family = claims.get("sid")
+        return await self._access.for_user(
+            user,
+            ip,
+            "session" if session else "jwt",
+            session=family if isinstance(family, str) else None,
+        )
 
     async def static_caller(self, token: str, ip: str | None) -> Accountability:
         """The accountability of an active user's static token; INVALID_CREDENTIALS else."""
@@ -178,10 +184,10 @@ class Authenticator:
         """Tokens for a user who has proved who they are."""
         refresh = secrets.token_urlsafe(48)
         lifetime = self.lifetimes.session if mode == "session" else self.lifetimes.refresh
-        await self._blocking.run(
+        family = await self._blocking.run(
             self._sessions.create, refresh, user.id, self._clock() + lifetime, ip, user_agent
         )
-        return await self._sign_in(user, mode, refresh)
+        return await self._sign_in(user, mode, refresh, family)
 
     async def refresh(self, token: str | None, mode: Mode) -> SignIn:
         """New tokens for a live refresh (or session) token, which stops working at once."""
@@ -191,16 +197,16 @@ class Authenticator:
         lifetime = self.lifetimes.session if mode == "session" else self.lifetimes.refresh
         new = secrets.token_urlsafe(48)
         now = self._clock()
-        user_id = await self._blocking.run(self._sessions.rotate, old, new, now, now + lifetime)
-        if user_id is None:
+        session = await self._blocking.run(self._sessions.rotate, old, new, now, now + lifetime)
+        if session is None:
             raise InvalidCredentials()
-        user = await self._blocking.run(self._access.reader.user, user_id)
+        user = await self._blocking.run(self._access.reader.user, session.user_id)
         if user is None or user.status != "active":
             await self._blocking.run(self._sessions.end, new)
             if user is not None and user.status == "suspended":
                 raise UserSuspended()
             raise InvalidCredentials()
-        return await self._sign_in(user, mode, new)
+        return await self._sign_in(user, mode, new, session.family)
 
     async def logout(self, token: str | None, mode: Mode) -> None:
         """End the session of a refresh or session token; unknown tokens change nothing."""
@@ -229,11 +235,15 @@ class Authenticator:
             raise InvalidToken()
         return session
 
-    async def _sign_in(self, user: UserCredentials, mode: Mode, refresh: str) -> SignIn:
+    async def _sign_in(
+        self, user: UserCredentials, mode: Mode, refresh: str, family: str
+    ) -> SignIn:
         caller = await self._access.for_user(user, None, "jwt")
         claims: dict[str, object] = {
             "typ": "access",
             "id": user.id,
+            # The sign-in this token came from: a password change keeps it signed in.
+            "sid": family,
             "role": user.role,
             "app_access": caller.app,
             "admin_access": caller.admin,

@@ -93,7 +93,9 @@ class CollectionRules:
     async def after_create(self, items: Sequence[Item]) -> None:
         """React to new items once they are stored (send a notification's mail)."""
 
-    async def after_update(self, keys: Sequence[Any], changes: Item) -> None:
+    async def after_update(
+        self, caller: Accountability, keys: Sequence[Any], changes: Item
+    ) -> None:
         """React to changed items once they are stored (end sessions)."""
 
 
@@ -378,7 +380,7 @@ class ItemsService:
         await self._follower.wait_for(position, self._timeout)
         rules = self._rules.get(spec.name, self._default_rules)
         for key, values in applied:
-            await rules.after_update([key], values)
+            await rules.after_update(caller, [key], values)
         keys = list(dict.fromkeys(key for key, _ in edits))
         return await self._read_back(caller, spec, keys, query)
 

@@ -12,6 +12,7 @@ from application.errors import InvalidPayload
 from application.items import CollectionRules, Item
 from application.outbox import Outbox
 from domain.access.collections import ACTIONS, normalise_email
+from domain.access.policies import Accountability
 from domain.collections.coercion import format_datetime
 from domain.collections.filters import parse_filter
 from domain.collections.query_errors import FieldForbidden, QueryError
@@ -62,11 +63,15 @@ class UsersRules(CollectionRules):
         """E-mail addresses compare without case."""
         return normalise_email(str(value)) if field == "email" else str(value)
 
-    async def after_update(self, keys: Sequence[Any], changes: Item) -> None:
-        """A new password or e-mail address signs the user out everywhere."""
+    async def after_update(
+        self, caller: Accountability, keys: Sequence[Any], changes: Item
+    ) -> None:
+        """A new password or e-mail address signs the user out everywhere else: the
+        sign-in that made the change stays."""
         if "password" in changes or "email" in changes:
             for key in keys:
-                await self._blocking.run(self._sessions.end_all, str(key))
+                keep = caller.session if str(key) == caller.user else None
+                await self._blocking.run(self._sessions.end_all, str(key), keep)
 
 
 class RolesRules(CollectionRules):

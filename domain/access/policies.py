@@ -94,6 +94,8 @@ class Accountability:
     via: str | None = None
     #: The user has two-factor authentication enabled.
     tfa_enabled: bool = False
+    #: The sign-in (session family) the request's token belongs to, if any.
+    session: str | None = None
     _cache: dict[tuple[str, str], CollectionAccess | None] = field(
         default_factory=dict, compare=False, repr=False
     )

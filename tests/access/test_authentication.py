@@ -264,3 +264,23 @@ async def test_a_login_is_noted_as_the_users_last_access(client: Client) -> None
     assert (await ok(client, "GET", "/users/me"))["last_access"] is None
     assert (await login(client))[0] == 200
     assert (await ok(client, "GET", "/users/me"))["last_access"].endswith("Z")
+
+
+async def test_changing_ones_own_password_keeps_this_sign_in_and_ends_the_others(
+    client: Client,
+) -> None:
+    own = {"id": {"_eq": "$CURRENT_USER"}}
+    user = await user_with(
+        client,
+        {"collection": "users", "action": "update", "fields": ["password"], "permissions": own},
+    )
+    credentials = {"email": user.email, "password": user.password}
+    this = (await (await client.post("/auth/login", json=credentials)).json())["data"]
+    other = (await (await client.post("/auth/login", json=credentials)).json())["data"]
+    status, _ = await call(
+        client, "PATCH", "/users/me", {"password": "new-password-1"}, token=this["access_token"]
+    )
+    assert status in (200, 204)
+    kept = await client.post("/auth/refresh", json={"refresh_token": this["refresh_token"]})
+    ended = await client.post("/auth/refresh", json={"refresh_token": other["refresh_token"]})
+    assert (kept.status, ended.status) == (200, 401)
