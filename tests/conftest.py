@@ -78,6 +78,9 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "admin_password": "correct horse battery staple",
         "admin_token": ADMIN_TOKEN,
         "projection_poll_interval": 0.05,
+        # Starting and stopping worker processes for every test costs more than all the
+        # analysis they would do; tests/api/test_capture_workers.py covers them.
+        "capture_workers": 0,
     }
     values.update(overrides)
     return Settings(**values)

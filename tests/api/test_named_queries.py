@@ -119,7 +119,8 @@ async def test_a_query_with_an_unknown_parameter_is_rejected_when_defined(client
 
 
 async def test_a_definition_without_name_or_query_is_400(client: Client) -> None:
-    for body in ({"query": {"eventType": ["ObjectEvent"]}}, {"name": "x"}, [], "x"):
+    bodies: list[Any] = [{"query": {"eventType": ["ObjectEvent"]}}, {"name": "x"}, [], "x"]
+    for body in bodies:
         response = await define(client, body)
         assert response.status == 400, body
 
