@@ -6,10 +6,14 @@ from api import (
     auth,
     epcis_capture,
     epcis_queries,
+    files,
+    history,
+    items,
     me,
     server,
     system_collections,
     user_flows,
+    v1_lists,
 )
 from api.keys import TRACEPOINT
 from api.middleware import authentication, errors
@@ -26,10 +30,13 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     )
     app[TRACEPOINT] = tracepoint
     # `/users/me` and `/permissions/me` before the collections' `/{key}` routes.
-    platform = (auth.routes, user_flows.routes, me.routes)
+    platform = (auth.routes, user_flows.routes, me.routes, v1_lists.routes)
     for table in (server.routes, epcis_capture.routes, epcis_queries.routes, *platform):
         app.add_routes(table)
     system_collections.add_routes(app)
+    files.add_routes(app)
+    history.add_routes(app)
+    items.add_routes(app)
     if manage_lifecycle:
 
         async def start(app: web.Application) -> None:

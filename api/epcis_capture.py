@@ -50,7 +50,8 @@ class CaptureView(web.View):
         try:
             behaviour = _error_behaviour(request)
             document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
-            outcome = await tracepoint.capture.capture(document, behaviour, caller(request).user)
+            who = caller(request)
+            outcome = await tracepoint.capture.capture(document, behaviour, who.user, who.account)
         except DocumentRejected as exc:
             return exc.response
         except CaptureLimitExceeded as exc:
@@ -72,7 +73,7 @@ class CaptureView(web.View):
 
     async def get(self) -> web.Response:
         """The newest capture jobs first."""
-        jobs = await service(self.request).capture.jobs(limit=100)
+        jobs = await service(self.request).capture.jobs(100, caller(self.request).accounts)
         return json_response([_job_body(job) for job in jobs], headers=_limits(self.request))
 
     async def options(self) -> web.Response:
@@ -108,7 +109,7 @@ def _job_body(job: CaptureJobRow) -> dict[str, Any]:
 async def capture_job(request: web.Request) -> web.Response:
     """One capture job: counts, timestamps, errors."""
     capture_id = request.match_info["capture_id"]
-    job = await service(request).capture.job(capture_id)
+    job = await service(request).capture.job(capture_id, caller(request).accounts)
     if job is None:
         return epcis_exception(
             404, "NoSuchResourceException", f"No capture job with ID '{capture_id}'"

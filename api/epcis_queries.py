@@ -106,7 +106,7 @@ class NamedQueriesView(web.View):
             )
         try:
             row = await service(request).named_queries.define(
-                body["name"], body["query"], caller(request).user
+                body["name"], body["query"], caller(request)
             )
         except InvalidRequest as exc:
             return epcis_exception(400, "QueryValidationException", str(exc))
@@ -118,7 +118,7 @@ class NamedQueriesView(web.View):
 
     async def get(self) -> web.Response:
         """Every named query."""
-        rows = await service(self.request).named_queries.list()
+        rows = await service(self.request).named_queries.list(caller(self.request).accounts)
         return json_response([_query_body(row) for row in rows])
 
 
@@ -129,7 +129,9 @@ class NamedQueryView(web.View):
     async def get(self) -> web.Response:
         """The named query's definition."""
         try:
-            row = await service(self.request).named_queries.get(self.request.match_info["name"])
+            row = await service(self.request).named_queries.get(
+                self.request.match_info["name"], caller(self.request).accounts
+            )
         except NotFound as exc:
             return epcis_exception(404, "NoSuchNameException", str(exc))
         return json_response(_query_body(row))
@@ -160,7 +162,9 @@ async def named_query_events(request: web.Request) -> web.Response:
             )
         )
     try:
-        page = await service(request).named_queries.events(name, paging, event_scope(request))
+        page = await service(request).named_queries.events(
+            name, paging, event_scope(request), caller(request).accounts
+        )
     except NotFound as exc:
         return epcis_exception(404, "NoSuchNameException", str(exc))
     except (QueryParameterError, InvalidPageToken) as exc:

@@ -1,5 +1,6 @@
 """Authentication and error handling around every request."""
 
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -11,6 +12,7 @@ from api.platform_requests import client_ip, extract_token
 from api.platform_responses import error_response, platform_error
 from application.epcis_access import event_scope
 from application.errors import Forbidden, PlatformError
+from domain.access.policies import Accountability
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +114,7 @@ async def authentication(request: web.Request, handler: Handler) -> web.StreamRe
                     challenge,
                 )
             return epcis_exception(403, "SecurityException", exc.message)
-        request[ACCOUNTABILITY] = caller
+        request[ACCOUNTABILITY] = _with_agent(caller, request)
         return await handler(request)
     if request.path == "/auth" or request.path.startswith(("/server/", "/auth/")):
         # The server's probes and signing in need no caller; a stale access token sent
@@ -121,5 +123,10 @@ async def authentication(request: web.Request, handler: Handler) -> web.StreamRe
     caller = await tracepoint.authenticator.caller(extract_token(request), ip)
     if caller.must_enable_tfa and not request.path.startswith(_TFA_SETUP):
         raise Forbidden("Two-factor authentication must be enabled first: see /users/me/tfa.")
-    request[ACCOUNTABILITY] = caller
+    request[ACCOUNTABILITY] = _with_agent(caller, request)
     return await handler(request)
+
+
+def _with_agent(caller: Accountability, request: web.Request) -> Accountability:
+    agent = request.headers.get("User-Agent")
+    return dataclasses.replace(caller, user_agent=agent) if agent else caller

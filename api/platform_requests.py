@@ -1,5 +1,6 @@
 """Reading platform requests: the caller's address and token, JSON bodies, queries."""
 
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -68,3 +69,16 @@ def search_query(body: Any) -> tuple[ItemQuery, list[Any] | None]:
         return query_from_object(raw), keys
     except QueryError as exc:
         raise InvalidQuery(str(exc)) from exc
+
+
+def as_of(text: str) -> datetime:
+    """The moment of an `as_of` parameter (ISO 8601; naive times are UTC)."""
+    text = text.strip()
+    # An unencoded "+" of an offset arrives from a query string as a space.
+    if len(text) > 19 and text[-6] == " " and text[-3] == ":":
+        text = f"{text[:-6]}+{text[-5:]}"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidQuery('"as_of" must be an ISO 8601 date-time') from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

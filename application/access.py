@@ -34,6 +34,8 @@ class AccessService:
         return Accountability(
             user=user.id if user else None,
             role=role,
+            account=user.account if user else None,
+            tenant_bound=self.reader.multi_tenant,
             roles=chain,
             policies=applicable(grants, ip),
             ip=ip,

@@ -73,7 +73,7 @@ class Authenticator:
         throttle: Throttle,
         passwords: BlockingRunner,
         suspend: Callable[[str], Awaitable[None]],
-        signed_in: Callable[[str], Awaitable[None]],
+        signed_in: Callable[[str, str | None, str | None], Awaitable[None]],
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._signed_in = signed_in
@@ -158,7 +158,7 @@ class Authenticator:
         if user.tfa_secret:
             await self._check_otp(user, otp, ip)
         await self._throttle.succeeded(ip, user.id)
-        await self._signed_in(user.id)
+        await self._signed_in(user.id, ip, user_agent)
         await self._blocking.run(self._sessions.purge, self._clock())
         return await self.open_session(user, mode, ip, user_agent)
 

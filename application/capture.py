@@ -42,6 +42,10 @@ class CaptureLimitExceeded(Exception):
     """The document holds more events than this service captures in one request."""
 
 
+#: Who captures: the user and their account (multi-tenant installations).
+_Capturer = tuple[str | None, str | None]
+
+
 @dataclass
 class CaptureOutcome:
     """What a capture did."""
@@ -146,7 +150,11 @@ class CaptureService:
         return await self._blocking.run(self.validate, document)
 
     async def capture(
-        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: str | None
+        self,
+        document: Any,
+        error_behaviour: ErrorBehaviour,
+        captured_by: str | None,
+        account: str | None = None,
     ) -> CaptureOutcome:
         """Store a document's new events; wait until queries see them.
 
@@ -155,7 +163,7 @@ class CaptureService:
         """
         self.check_limit(document)
         outcome, position = await self._blocking.run(
-            self._capture, document, error_behaviour, captured_by
+            self._capture, document, error_behaviour, (captured_by, account)
         )
         if not await self._follower.wait_for(position, self._timeout):
             log.warning("capture %s stored but not yet queryable", outcome.capture_id)
@@ -188,7 +196,7 @@ class CaptureService:
         return prepared
 
     def _capture(
-        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: str | None
+        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: _Capturer
     ) -> tuple[CaptureOutcome, int]:
         prepared = self._prepare(document, error_behaviour)
         capture_id = str(uuid.uuid4())
@@ -216,7 +224,7 @@ class CaptureService:
         capture_id: str,
         created_at: datetime,
         error_behaviour: ErrorBehaviour,
-        captured_by: str | None,
+        captured_by: _Capturer,
     ) -> tuple[CaptureOutcome, int]:
         # Record times are stamped and stored in turn, across processes too, so they grow
         # with the log: a client polling GE_recordTime never misses a capture that
@@ -238,7 +246,7 @@ class CaptureService:
         capture_id: str,
         created_at: datetime,
         error_behaviour: ErrorBehaviour,
-        captured_by: str | None,
+        captured_by: _Capturer,
     ) -> tuple[list[LoggedEvent], CaptureOutcome]:
         self._last_record_time = max(self._last_record_time, self._clock())
         record_time = format_record_time(self._last_record_time)
@@ -280,14 +288,23 @@ class CaptureService:
             events_already_present=outcome.events_already_present,
             events_rejected=outcome.events_rejected,
             errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
-            captured_by=captured_by,
+            captured_by=captured_by[0],
+            account=captured_by[1],
         )
         return self._store.append(job, *captured, derived=terms), outcome
 
-    async def job(self, capture_id: str) -> CaptureJobRow | None:
-        """The capture job with this ID, or None."""
-        return await self._blocking.run(self._read_models.capture_job, capture_id)
+    async def job(
+        self, capture_id: str, accounts: tuple[str, ...] | None = None
+    ) -> CaptureJobRow | None:
+        """The capture job with this ID, or None (also when it is of an account other than
+        `accounts`, when given)."""
+        job = await self._blocking.run(self._read_models.capture_job, capture_id)
+        if job is None or (accounts is not None and job.account not in accounts):
+            return None
+        return job
 
-    async def jobs(self, limit: int) -> list[CaptureJobRow]:
-        """The newest capture jobs."""
-        return await self._blocking.run(self._read_models.capture_jobs, limit, None)
+    async def jobs(
+        self, limit: int, accounts: tuple[str, ...] | None = None
+    ) -> list[CaptureJobRow]:
+        """The newest capture jobs (of these accounts, when given)."""
+        return await self._blocking.run(self._read_models.capture_jobs, limit, None, accounts)

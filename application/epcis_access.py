@@ -1,5 +1,6 @@
 """Who may use the EPCIS API, and which events they see: permissions on `epcis_event`."""
 
+import dataclasses
 from datetime import UTC, datetime
 
 from application.errors import Forbidden
@@ -28,12 +29,27 @@ def event_scope(caller: Accountability, action: str) -> EventScope:
     access = caller.access(EPCIS_EVENTS, action)
     if access is None:
         raise Forbidden(f'You don\'t have permission to "{action}" EPCIS events.')
-    if action != "read" or access.rule is None:
+    if action != "read":
         return None
-    try:
-        return rule_scope(access.rule, caller)
-    except (EventRuleError, QueryError, FieldForbidden) as exc:
-        raise Forbidden(f"A permission rule on {EPCIS_EVENTS} cannot be applied: {exc}") from exc
+    scope: EventScope = None
+    if access.rule is not None:
+        try:
+            scope = rule_scope(access.rule, caller)
+        except (EventRuleError, QueryError, FieldForbidden) as exc:
+            raise Forbidden(
+                f"A permission rule on {EPCIS_EVENTS} cannot be applied: {exc}"
+            ) from exc
+    return _within_accounts(scope, caller.accounts)
+
+
+def _within_accounts(scope: EventScope, accounts: tuple[str, ...] | None) -> EventScope:
+    """A tenant sees only the events its own users captured."""
+    if accounts is None:
+        return scope
+    return tuple(
+        dataclasses.replace(query, capture_accounts=accounts)
+        for query in (scope if scope is not None else (EventQuery(),))
+    )
 
 
 def rule_scope(rule: object, caller: Accountability | None = None) -> tuple[EventQuery, ...]:

@@ -1,5 +1,6 @@
 """Querying events: parse parameters, read one page below a snapshot, hand out the token."""
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -9,8 +10,14 @@ import orjson
 from application.blocking import BlockingRunner
 from application.epcis_access import EventScope
 from application.page_tokens import PageCursor, PageTokens, fingerprint
-from domain.epcis.event_query import QueryParameterError, parse_event_query
+from domain.epcis.event_query import (
+    EventQuery,
+    QueryParameterError,
+    parse_event_query,
+    place_tree,
+)
 from projections.epcis_event_reader import EpcisEventReader
+from projections.location_tree import LocationTree
 
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,9}")
 
@@ -39,8 +46,10 @@ class EventQueryService:
         *,
         per_page_default: int,
         per_page_max: int,
+        locations: LocationTree | None = None,
     ) -> None:
         self._reader = reader
+        self._locations = locations
         self._tokens = tokens
         self._blocking = blocking
         self.per_page_default = per_page_default
@@ -68,7 +77,7 @@ class EventQueryService:
         `paging` holds `perPage` and `nextPageToken` as given by the client.
         Raises QueryParameterError or InvalidPageToken for bad input.
         """
-        query = parse_event_query(params)
+        query = await self._with_sub_locations(parse_event_query(params))
         per_page = self._per_page(paging.get("perPage"))
         print_ = fingerprint({k: list(v) for k, v in params.items()})
         token_values = paging.get("nextPageToken")
@@ -100,3 +109,12 @@ class EventQueryService:
                 for prefix, namespace in orjson.loads(row.namespaces).items():
                     namespaces.setdefault(prefix, namespace)
         return EventPage([row.document for row in rows], namespaces, next_token, per_page)
+
+    async def _with_sub_locations(self, query: EventQuery) -> EventQuery:
+        """WD_bizLocation also finds events at the locations below the named ones in the
+        location master data (`parent_location`), at any depth."""
+        if not query.within_biz_locations or self._locations is None:
+            return query
+        below = await self._blocking.run(self._locations.within, query.within_biz_locations)
+        extra = tuple(glob for place in sorted(below) for glob in place_tree(place))
+        return dataclasses.replace(query, biz_location_trees=query.biz_location_trees + extra)

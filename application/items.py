@@ -26,6 +26,7 @@ from application.errors import (
     ServiceUnavailable,
 )
 from application.read_model_follower import ReadModelFollower
+from application.record_history import record_as_of
 from domain.access.policies import Accountability, CollectionAccess
 from domain.collections.coercion import format_datetime
 from domain.collections.evaluation import matches
@@ -36,6 +37,8 @@ from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.collections.schema import Alias, Collection, FieldType, Schema
 from domain.collections.validation import validate
 from domain.collections.variables import VariableContext, resolve_value, resolve_variables
+from domain.masterdata.tenancy import ACCOUNT, ACCOUNT_FIELD
+from domain.records.history import masked
 from domain.records.key_sequence import KeySequence
 from domain.records.record import Record, RecordDeleted
 from domain.records.unique_value import UniqueValue, ValueTaken
@@ -76,9 +79,6 @@ class CollectionRules:
     The base class adds nothing; system collections subclass it.
     """
 
-    #: Aliases a payload may write (to-many relations through their foreign key).
-    writable_aliases: frozenset[str] = frozenset()
-
     def prepare(self, values: Item, *, creating: bool) -> Item:
         """Values as they are stored: hash secrets, normalise, fill defaults."""
         return values
@@ -89,6 +89,11 @@ class CollectionRules:
 
     def before_update(self, keys: Sequence[Any], changes: Item) -> None:
         """Refuse an update that would break the service (raise a PlatformError)."""
+
+    def derive(self, values: Item, current: Item | None, related: "Related") -> Item:
+        """Values the service works out from the others as they will be stored (a key
+        from a GTIN); `current` is the stored item on update, None on create."""
+        return values
 
     async def after_create(self, items: Sequence[Item]) -> None:
         """React to new items once they are stored (send a notification's mail)."""
@@ -101,14 +106,35 @@ class CollectionRules:
 
 #: Looks at a batch's aggregates before they are saved; raises to refuse the batch.
 Guard = Callable[[Iterable[Any]], None]
+#: The current values of another item (collection, key) as the write sees them, or None.
+Related = Callable[[str, Any], Item | None]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Who makes a change, and from where: what every record event of it carries."""
+
+    actor: str | None
+    ip: str | None = None
+    user_agent: str | None = None
+    #: The account new items of tenant collections belong to.
+    account: str | None = None
+
+    @classmethod
+    def of(cls, caller: Accountability) -> "Origin":
+        """The origin of a caller's request."""
+        return cls(caller.user, caller.ip, caller.user_agent, caller.account)
 
 
 class _Batch:
     """The aggregates one request changes, saved together."""
 
-    def __init__(self, store: EventStore, actor: str | None, at: str, guard: Guard) -> None:
+    def __init__(self, store: EventStore, origin: Origin, at: str, guard: Guard) -> None:
         self.store = store
-        self.actor = actor
+        self.actor = origin.actor
+        self.account = origin.account
+        #: The rest of the origin, as keywords of the record events.
+        self.where = {"ip": origin.ip, "user_agent": origin.user_agent}
         self.at = at
         self.aggregates: dict[str, Any] = {}
         self._missing: set[str] = set()
@@ -189,7 +215,9 @@ class ItemsService:
         scope = self._read_scope(caller, spec)
         query = self._checked(query, spec, caller, scope.fields)
         with _query_errors():
-            items = self._reader.list(
+            # `aggregate`/`groupBy` answer rows of groups in place of items.
+            read = self._reader.aggregate if query.aggregating else self._reader.list
+            items = read(
                 spec.name,
                 query,
                 restrict=scope.root,
@@ -224,6 +252,32 @@ class ItemsService:
             raise Forbidden()
         return result.items[0]
 
+    async def read_as_of(
+        self, caller: Accountability, collection: str, key: Any, moment: datetime, query: ItemQuery
+    ) -> Item:
+        """One item as it was at `moment`, rebuilt from its events; Forbidden when it did
+        not exist then or the caller may not read it. Only its own fields are answered."""
+        return await self._blocking.run(self._read_as_of, caller, collection, key, moment, query)
+
+    def _read_as_of(
+        self, caller: Accountability, collection: str, key: Any, moment: datetime, query: ItemQuery
+    ) -> Item:
+        spec = self._collection(collection)
+        if spec.read_only:
+            raise InvalidQuery(f'"as_of" does not apply to {spec.name}: its items never change')
+        scope = self._read_scope(caller, spec)
+        names = _own_fields(spec, query.fields, scope.fields)
+        values = record_as_of(self._store, spec.name, str(_keys(spec, [key])[0]), moment)
+        if values is None:
+            raise Forbidden()
+        values = {**values, spec.primary_key: _keys(spec, [key])[0]}
+        # A rule is checked against the item as it was; one that needs related items
+        # cannot hold on a lone record, so it denies.
+        if scope.root is not None and not matches(scope.root, values, spec, schema=self.schema):
+            raise Forbidden()
+        shown = masked(spec, values)
+        return {name: shown.get(name) for name in names}
+
     def _read_scope(self, caller: Accountability, spec: Collection) -> _ReadScope:
         """What the caller may read: per readable collection its fields and item rule."""
         if caller.admin:
@@ -245,9 +299,14 @@ class ItemsService:
     def _rule(
         self, access: CollectionAccess, spec: Collection, caller: Accountability
     ) -> Filter | None:
-        if access.rule is None:
+        """The item rule of a permission, confined to the caller's account where the
+        collection belongs to accounts."""
+        rules = [access.rule] if access.rule is not None else []
+        if _scoped(spec):
+            rules.append(_own_account(caller))
+        if not rules:
             return None
-        return self._filter(access.rule, spec, caller)
+        return self._filter(rules[0] if len(rules) == 1 else {"_and": rules}, spec, caller)
 
     def _filter(
         self,
@@ -321,15 +380,14 @@ class ItemsService:
         def build(batch: _Batch) -> list[Item]:
             stored = []
             for values, nested in prepared:
-                key = self._new_key(batch, spec, values)
-                values = {**spec.defaults(), **values, spec.primary_key: key}
+                key, values = self._new_values(batch, spec, rules, values)
                 self._put(batch, spec, key, values)
                 self._claim(batch, spec, rules, key, values, None)
                 self._write_aliases(caller, batch, spec, key, nested)
                 stored.append(values)
             return stored
 
-        return self._write(spec, caller.user, build)
+        return self._write(spec, Origin.of(caller), build)
 
     async def update(
         self,
@@ -364,7 +422,14 @@ class ItemsService:
         search (the `{"query": ...}` form of batch updates and deletes)."""
         spec = self._collection(collection)
         everything = dataclasses.replace(
-            query, fields=(spec.primary_key,), sort=(), limit=None, offset=0, meta=frozenset()
+            query,
+            fields=(spec.primary_key,),
+            sort=(),
+            limit=None,
+            offset=0,
+            meta=frozenset(),
+            aggregate=(),
+            group_by=(),
         )
         result = await self.read_many(caller, collection, everything)
         return [item[spec.primary_key] for item in result.items]
@@ -402,22 +467,20 @@ class ItemsService:
                 self._write_aliases(caller, batch, spec, key, nested)
             return [(key, values) for key, values, _ in prepared]
 
-        return self._write(spec, caller.user, build)
+        return self._write(spec, Origin.of(caller), build)
 
-    async def set_values(
-        self, collection: str, key: Any, values: Item, *, actor: str | None
-    ) -> None:
+    async def set_values(self, collection: str, key: Any, values: Item, *, origin: Origin) -> None:
         """Store values the service itself decided (a TFA secret), read-only fields
         included, bypassing permissions; the caller has checked what it writes."""
         spec = self._collection(collection)
-        position = await self._blocking.run(self._set_values, spec, key, values, actor)
+        position = await self._blocking.run(self._set_values, spec, key, values, origin)
         await self._follower.wait_for(position, self._timeout)
 
-    def _set_values(self, spec: Collection, key: Any, values: Item, actor: str | None) -> int:
+    def _set_values(self, spec: Collection, key: Any, values: Item, origin: Origin) -> int:
         rules = self._rules.get(spec.name, self._default_rules)
         prepared = rules.prepare(values, creating=False)
         _, position = self._write(
-            spec, actor, lambda batch: self._change(batch, spec, rules, key, prepared)
+            spec, origin, lambda batch: self._change(batch, spec, rules, key, prepared)
         )
         return position
 
@@ -436,19 +499,19 @@ class ItemsService:
             for key in keys:
                 self._remove(batch, spec, rules, key)
 
-        _, position = self._write(spec, caller.user, build)
+        _, position = self._write(spec, Origin.of(caller), build)
         return position
 
     # -- the parts of a write --------------------------------------------------------
 
     def _write(
-        self, spec: Collection, actor: str | None, build: Callable[[_Batch], T]
+        self, spec: Collection, origin: Origin, build: Callable[[_Batch], T]
     ) -> tuple[T, int]:
         """Build a batch and save it; when a concurrent write got there first (a key, a
         unique value, a newer version of a record), build it again from what is stored
         now. Returns what `build` returned and the log position of the save."""
         for attempt in range(WRITE_ATTEMPTS):
-            batch = self._batch(actor)
+            batch = self._batch(origin)
             result = build(batch)
             try:
                 return result, batch.save()
@@ -462,9 +525,14 @@ class ItemsService:
     ) -> None:
         """Update one record in the batch, with its unique values."""
         record: Record = batch.load(Record.create_id(spec.name, str(key)))
+        if record.deleted:
+            raise Forbidden(_no_permission("update", spec.name))
         before = dict(record.values)
+        values = rules.derive(values, before, self._related(batch))
+        if any(before.get(name) != value for name, value in values.items()):
+            values = {**values, **_stamps(spec, batch, _UPDATE_STAMPS)}
         try:
-            record.update(values, batch.actor, batch.at)
+            record.update(values, batch.actor, batch.at, **batch.where)
         except RecordDeleted:
             raise Forbidden(_no_permission("update", spec.name)) from None
         self._claim(batch, spec, rules, key, record.values, before)
@@ -472,6 +540,8 @@ class ItemsService:
     def _write_access(
         self, caller: Accountability, spec: Collection, action: str
     ) -> CollectionAccess | None:
+        if spec.read_only:
+            raise Forbidden(_no_permission(action, spec.name))
         if caller.admin:
             return None
         access = caller.access(spec.name, action)
@@ -508,27 +578,25 @@ class ItemsService:
         presets and validation rules. `parent` names the field of a nested item that
         points at the item written with it, which need not exist yet."""
         try:
-            values = check_payload(spec, payload, writable_aliases=rules.writable_aliases)
+            values = check_payload(spec, payload)
         except PayloadError as exc:
             raise InvalidPayload(str(exc)) from exc
         if access is not None:
             for name in values:
-                if not access.allows_field(name):
+                if not access.allows_field(name) or (name == ACCOUNT_FIELD and _scoped(spec)):
                     raise Forbidden(_no_field(name, spec.name))
             presets = _resolved(access.presets, caller, self._clock())
             try:
-                values = check_payload(
-                    spec, {**presets, **values}, writable_aliases=rules.writable_aliases
-                )
+                values = check_payload(spec, {**presets, **values})
             except PayloadError as exc:
                 raise InvalidPayload(f"A preset does not fit: {exc}") from exc
             self._validate(caller, spec, access, values)
-        nested = {k: values.pop(k) for k in list(values) if k in rules.writable_aliases}
+        nested = {k: values.pop(k) for k in list(values) if spec.alias(k) is not None}
         missing = missing_required(spec, values) if creating else None
         if missing is not None:
             raise InvalidPayload(f'"{missing}" is required')
         values = rules.prepare(values, creating=creating)
-        self._check_relations(spec, {k: v for k, v in values.items() if k != parent})
+        self._check_relations(caller, spec, {k: v for k, v in values.items() if k != parent})
         return values, nested
 
     def _validate(
@@ -552,16 +620,44 @@ class ItemsService:
                 rules=failures,
             )
 
-    def _check_relations(self, spec: Collection, values: Item) -> None:
+    def _check_relations(self, caller: Accountability, spec: Collection, values: Item) -> None:
+        """Every related key must name an item, of the caller's account where the related
+        collection belongs to accounts: no link reaches into another account."""
         for field in spec.fields:
             value = values.get(field.name)
             if field.relation is None or value is None:
                 continue
-            if self._reader.count(field.relation, keys=[value]) != 1:
+            related = self.schema[field.relation]
+            restrict = None
+            if _scoped(related) and not caller.admin:
+                restrict = self._filter(_own_account(caller), related, caller)
+            if self._reader.count(field.relation, keys=[value], restrict=restrict) != 1:
                 raise InvalidPayload(
                     f'Invalid foreign key "{value}" for field "{field.name}"'
                     f' in collection "{spec.name}"'
                 )
+
+    def _new_values(
+        self, batch: _Batch, spec: Collection, rules: CollectionRules, values: Item
+    ) -> tuple[Any, Item]:
+        """The key and the whole stored values of a new item: derived values, defaults and
+        the audit stamps added."""
+        values = rules.derive(values, None, self._related(batch))
+        key = self._new_key(batch, spec, values)
+        stamps = _stamps(spec, batch, _CREATE_STAMPS)
+        if _scoped(spec) and values.get(ACCOUNT_FIELD) is None:
+            stamps[ACCOUNT_FIELD] = batch.account
+        return key, {**spec.defaults(), **values, spec.primary_key: key, **stamps}
+
+    def _related(self, batch: _Batch) -> Related:
+        def values(collection: str, key: Any) -> Item | None:
+            try:
+                record: Record = batch.load(Record.create_id(collection, str(key)))
+            except KeyError:
+                return None
+            return None if record.deleted else dict(record.values)
+
+        return values
 
     def _new_key(self, batch: _Batch, spec: Collection, values: Item) -> Any:
         """The key of a new item: the one given, a UUID, or the next integer."""
@@ -590,11 +686,11 @@ class ItemsService:
         try:
             record: Record = batch.load(aggregate_id)
         except KeyError:
-            batch.add(Record(spec.name, str(key), values, batch.actor, batch.at))
+            batch.add(Record(spec.name, str(key), values, batch.actor, batch.at, **batch.where))
             return
         if not record.deleted:
             raise RecordNotUnique(spec.name, spec.primary_key, key)
-        record.recreate(values, batch.actor, batch.at)
+        record.recreate(values, batch.actor, batch.at, **batch.where)
 
     def _remove(self, batch: _Batch, spec: Collection, rules: CollectionRules, key: Any) -> None:
         try:
@@ -604,13 +700,15 @@ class ItemsService:
         if record.deleted:
             return
         before = dict(record.values)
-        record.delete(batch.actor, batch.at)
+        record.delete(batch.actor, batch.at, **batch.where)
         self._claim(batch, spec, rules, key, {}, before)
         self._cascade(batch, spec, key)
 
     def _cascade(self, batch: _Batch, spec: Collection, key: Any) -> None:
         """What points at a deleted item: junction rows go, other references are cleared."""
         for other in self.schema:
+            if other.read_only:
+                continue
             for field in other.fields:
                 if field.relation != spec.name:
                     continue
@@ -624,7 +722,7 @@ class ItemsService:
                     else:
                         record: Record = batch.load(Record.create_id(other.name, str(other_key)))
                         if not record.deleted:
-                            record.update({field.name: None}, batch.actor, batch.at)
+                            record.update({field.name: None}, batch.actor, batch.at, **batch.where)
 
     def _claim(
         self,
@@ -674,7 +772,7 @@ class ItemsService:
         for name, value in nested.items():
             alias = spec.alias(name)
             assert alias is not None  # writable aliases are declared aliases
-            _O2MWrite(self, caller, batch, alias, key).apply(name, value)
+            _O2MWrite(self, caller, batch, alias, (spec, key)).apply(name, value)
 
     async def _read_back(
         self, caller: Accountability, spec: Collection, keys: Sequence[Any], query: ItemQuery
@@ -686,8 +784,8 @@ class ItemsService:
         order = {k: i for i, k in enumerate(keys)}
         return sorted(result.items, key=lambda item: order.get(item.get(spec.primary_key), 0))
 
-    def _batch(self, actor: str | None) -> _Batch:
-        return _Batch(self._store, actor, self._now(), self._guard)
+    def _batch(self, origin: Origin) -> _Batch:
+        return _Batch(self._store, origin, self._now(), self._guard)
 
     def _collection(self, name: str) -> Collection:
         spec = self.schema.get(name)
@@ -704,13 +802,18 @@ class _O2MWrite:
     `{create, update, delete}` changes them item by item (Directus's two forms)."""
 
     def __init__(
-        self, service: ItemsService, caller: Accountability, batch: _Batch, alias: Alias, key: Any
+        self,
+        service: ItemsService,
+        caller: Accountability,
+        batch: _Batch,
+        alias: Alias,
+        parent: tuple[Collection, Any],
     ) -> None:
         self._service = service
         self._caller = caller
         self._batch = batch
         self._alias = alias
-        self._key = key
+        self._parent, self._key = parent
         self._target = service.schema[alias.collection]
 
     def apply(self, name: str, value: Any) -> None:
@@ -757,8 +860,11 @@ class _O2MWrite:
             creating=True,
             parent=self._alias.foreign_key,
         )
-        key = service._new_key(self._batch, target, values)
-        values = {**target.defaults(), **values, target.primary_key: key}
+        if _scoped(target):
+            # Rows written through an item belong to the item's account.
+            parent = self._batch.load(Record.create_id(self._parent.name, str(self._key)))
+            values[ACCOUNT_FIELD] = parent.values.get(ACCOUNT_FIELD)
+        key, values = service._new_values(self._batch, target, rules, values)
         service._put(self._batch, target, key, values)
 
     def _update(self, item: Any) -> Any:
@@ -814,6 +920,57 @@ class _O2MWrite:
         return keys[0]
 
 
+def _own_fields(
+    spec: Collection, requested: Sequence[str], readable: Mapping[str, frozenset[str]] | None
+) -> list[str]:
+    """The stored fields a query names (`*` for all) that the caller may read; a path
+    into a relation is refused, as a past item is read on its own."""
+    allowed = None if readable is None else readable.get(spec.name, frozenset())
+    names: list[str] = []
+    for name in requested:
+        if name == "*":
+            names.extend(f.name for f in spec.fields)
+        elif spec.field(name) is None:
+            raise InvalidQuery(f'"{name}": a past item is read with its own fields only')
+        else:
+            names.append(name)
+    if allowed is not None and "*" not in allowed:
+        forbidden = [n for n in names if n not in allowed]
+        if any(n != "*" for n in requested if n in forbidden):
+            raise Forbidden(_no_field(forbidden[0], spec.name))
+        names = [n for n in names if n in allowed]
+    return list(dict.fromkeys(names))
+
+
+def _scoped(spec: Collection) -> bool:
+    """Whether the collection's items belong to accounts (a multi-tenant installation)."""
+    field = spec.field(ACCOUNT_FIELD)
+    return field is not None and field.relation == ACCOUNT.name
+
+
+def _own_account(caller: Accountability) -> dict[str, Any]:
+    """The rule that keeps a caller to their account's items; none for a caller without
+    an account."""
+    if caller.account is None:
+        return {"_and": [{ACCOUNT_FIELD: {"_null": True}}, {ACCOUNT_FIELD: {"_nnull": True}}]}
+    return {ACCOUNT_FIELD: {"_eq": caller.account}}
+
+
+#: The audit fields a create and an update set: the item collections' names, and the
+#: files' (Directus's own names there).
+_CREATE_STAMPS = (("user_created", "date_created"), ("uploaded_by", "created_on"))
+_UPDATE_STAMPS = (("user_updated", "date_updated"), ("modified_by", "modified_on"))
+
+
+def _stamps(spec: Collection, batch: _Batch, names: tuple[tuple[str, str], ...]) -> Item:
+    """Who and when, for collections with audit fields."""
+    stamps: Item = {}
+    for user, moment in names:
+        if spec.field(moment) is not None:
+            stamps.update({user: batch.actor, moment: batch.at})
+    return stamps
+
+
 def _stored(batch: _Batch, aggregate_id: str) -> bool:
     try:
         batch.load(aggregate_id)
@@ -826,7 +983,7 @@ def _owned(collection: Collection, foreign_key: str) -> bool:
     """Whether an item cannot outlive what its foreign key points at: a junction row, or
     a required relation (a permission without its policy)."""
     field = collection.field(foreign_key)
-    return collection.name == "access" or (field is not None and field.required)
+    return collection.junction or (field is not None and field.required)
 
 
 def _list_of(value: Any, where: str) -> list[Any]:

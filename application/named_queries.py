@@ -1,24 +1,34 @@
 """Named queries: store a SimpleEventQuery under a name and run it later."""
 
+import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from application.blocking import BlockingRunner
 from application.epcis_access import EventScope
-from application.errors import AlreadyExists, Forbidden, InvalidRequest, NotFound
+from application.errors import (
+    AlreadyExists,
+    Forbidden,
+    InvalidPayload,
+    InvalidRequest,
+    NotFound,
+    RecordNotUnique,
+)
 from application.event_queries import EventPage, EventQueryService
-from application.read_model_follower import ReadModelFollower
-from domain.access.policies import Accountability
+from application.items import CollectionRules, Item, ItemsService
+from domain.access.policies import SYSTEM, Accountability
+from domain.collections.item_query import ItemQuery
 from domain.epcis.event_query import QueryParameterError, parse_event_query
-from domain.epcis.named_query import NamedQuery, QueryParameters
-from domain.epcis.timestamps import format_record_time
-from infrastructure.event_store import DuplicateAggregate, EventStore
+from domain.epcis.named_query import QueryParameters
+from domain.masterdata.epcis_queries import EPCIS_QUERIES
 from projections.readers import NamedQueryRow as NamedQueryRow
 from projections.readers import ReadModels
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$")
+_NAME_RULE = (
+    "must be 1 to 200 letters, digits, '.', '_', '~' or '-', starting with a letter or digit"
+)
 
 
 def normalise_query(query: Any) -> QueryParameters:
@@ -36,100 +46,100 @@ def normalise_query(query: Any) -> QueryParameters:
     return result
 
 
+class EpcisQueriesRules(CollectionRules):
+    """Named queries written at `/items/epcis_queries` are checked like those defined
+    through the EPCIS API: a usable name and parameters the event query understands."""
+
+    def prepare(self, values: Item, *, creating: bool) -> Item:
+        """Check the name and normalise the query parameters."""
+        if creating and not (isinstance(values.get("name"), str) and _NAME.match(values["name"])):
+            raise InvalidPayload(f'"name" {_NAME_RULE}')
+        if values.get("query") is not None:
+            try:
+                values = {**values, "query": checked_query(values["query"])}
+            except InvalidRequest as exc:
+                raise InvalidPayload(str(exc)) from exc
+        return values
+
+
+def checked_query(query: Any) -> QueryParameters:
+    """The stored form of a query object, refused unless the event query accepts it."""
+    parameters = normalise_query(query)
+    try:
+        parse_event_query(parameters)
+    except QueryParameterError as exc:
+        raise InvalidRequest(f"query: {exc}") from exc
+    return parameters
+
+
 class NamedQueryService:
-    """Defines, lists, deletes and runs named queries."""
+    """Defines, lists, deletes and runs named queries: the `epcis_queries` records."""
 
     def __init__(
         self,
-        store: EventStore,
+        items: ItemsService,
         read_models: ReadModels,
         events: EventQueryService,
-        follower: ReadModelFollower,
         blocking: BlockingRunner,
-        *,
-        read_your_writes_timeout: float,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self._store = store
+        self._items = items
         self._read_models = read_models
         self._events = events
-        self._follower = follower
         self._blocking = blocking
-        self._timeout = read_your_writes_timeout
-        self._clock = clock
 
-    async def define(self, name: Any, query: Any, defined_by: str | None) -> NamedQueryRow:
+    async def define(self, name: Any, query: Any, caller: Accountability) -> NamedQueryRow:
         """Store a new named query; AlreadyExists if the name is taken."""
         if not isinstance(name, str) or not _NAME.match(name):
-            raise InvalidRequest(
-                "name must be 1 to 200 letters, digits, '.', '_', '~' or '-', "
-                "starting with a letter or digit"
+            raise InvalidRequest(f"name {_NAME_RULE}")
+        parameters = checked_query(query)
+        try:
+            stored = await self._items.create(
+                _on_behalf_of(caller),
+                EPCIS_QUERIES.name,
+                [{"name": name, "query": parameters}],
+                ItemQuery(fields=("*",)),
             )
-        parameters = normalise_query(query)
-        try:
-            parse_event_query(parameters)
-        except QueryParameterError as exc:
-            raise InvalidRequest(f"query: {exc}") from exc
-        now = format_record_time(self._clock())
-        position = await self._blocking.run(self._define, name, parameters, defined_by, now)
-        await self._follower.wait_for(position, self._timeout)
-        # Answer from what was stored, not the read model: it may still be catching up.
-        return NamedQueryRow(name, parameters, defined_by, now)
-
-    def _define(
-        self, name: str, parameters: QueryParameters, defined_by: str | None, now: str
-    ) -> int:
-        try:
-            existing: NamedQuery = self._store.get(NamedQuery.create_id(name))
-        except KeyError:
-            try:
-                return self._store.save(NamedQuery(name, parameters, defined_by, now))
-            except DuplicateAggregate as exc:
-                raise AlreadyExists(f"A query named '{name}' already exists") from exc
-        if not existing.deleted:
-            raise AlreadyExists(f"A query named '{name}' already exists")
-        existing.redefine(parameters, defined_by, now)
-        try:
-            return self._store.save(existing)
-        except DuplicateAggregate as exc:
+        except RecordNotUnique as exc:
             raise AlreadyExists(f"A query named '{name}' already exists") from exc
+        item = (stored or [{}])[0]
+        return NamedQueryRow(name, parameters, item.get("user_created"), item["date_created"])
 
-    async def get(self, name: str) -> NamedQueryRow:
-        """One named query; NotFound if there is none."""
-        row = await self._blocking.run(self._read_models.named_query, name)
+    async def get(self, name: str, accounts: tuple[str, ...] | None = None) -> NamedQueryRow:
+        """One named query (of these accounts, when given); NotFound if there is none."""
+        row = await self._blocking.run(self._read_models.named_query, name, accounts)
         if row is None:
             raise NotFound(f"No query named '{name}'")
         return row
 
-    async def list(self) -> list[NamedQueryRow]:
-        """Every named query."""
-        return await self._blocking.run(self._read_models.named_queries)
+    async def list(self, accounts: tuple[str, ...] | None = None) -> list[NamedQueryRow]:
+        """Every named query (of these accounts, when given)."""
+        return await self._blocking.run(self._read_models.named_queries, accounts)
 
     async def delete(self, name: str, caller: Accountability) -> None:
         """Delete a named query; NotFound if there is none, Forbidden unless the caller
         defined it or is an administrator."""
-        position = await self._blocking.run(self._delete, name, caller)
-        await self._follower.wait_for(position, self._timeout)
-
-    def _delete(self, name: str, caller: Accountability) -> int:
-        try:
-            query: NamedQuery = self._store.get(NamedQuery.create_id(name))
-        except KeyError as exc:
-            raise NotFound(f"No query named '{name}'") from exc
-        if query.deleted:
-            raise NotFound(f"No query named '{name}'")
-        if not caller.admin and query.defined_by != caller.user:
+        row = await self.get(name, caller.accounts)
+        if not caller.admin and row.user_created != caller.user:
             raise Forbidden(f"Only the user who defined '{name}' may delete it")
-        query.delete(caller.user, format_record_time(self._clock()))
         try:
-            return self._store.save(query)
-        except DuplicateAggregate as exc:
+            await self._items.delete(_on_behalf_of(caller), EPCIS_QUERIES.name, [name])
+        except Forbidden as exc:
+            # Deleted by someone else meanwhile.
             raise NotFound(f"No query named '{name}'") from exc
 
     async def events(
-        self, name: str, paging: Mapping[str, Sequence[str]], scope: EventScope
+        self,
+        name: str,
+        paging: Mapping[str, Sequence[str]],
+        scope: EventScope,
+        accounts: tuple[str, ...] | None = None,
     ) -> EventPage:
         """The events that currently match the named query and lie in the caller's
         scope, one page at a time."""
-        row = await self.get(name)
+        row = await self.get(name, accounts)
         return await self._events.query(row.query, paging, scope)
+
+
+def _on_behalf_of(caller: Accountability) -> Accountability:
+    # The EPCIS API has checked the caller's rights; the record names who acted.
+    return dataclasses.replace(SYSTEM, user=caller.user, account=caller.account)

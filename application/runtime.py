@@ -12,11 +12,20 @@ from application.authentication import Authenticator, TokenLifetimes
 from application.blocking import BlockingRunner
 from application.bootstrap import AdminBootstrap, BootstrapCredentials
 from application.capture import CaptureService
+from application.catalogue import build_schema, record_collections
 from application.errors import Unprocessable
 from application.event_analysis import EventAnalyser
 from application.event_queries import EventQueryService
-from application.items import CollectionRules, ItemsService
-from application.named_queries import NamedQueryService
+from application.files import FilesRules, FilesService
+from application.items import CollectionRules, ItemsService, Origin
+from application.master_data_rules import (
+    LocationRules,
+    ShipmentNoticeRules,
+    StandardIdentifiers,
+    identifier_schemes,
+)
+from application.named_queries import EpcisQueriesRules, NamedQueryService
+from application.named_query_migration import migrate_named_queries
 from application.outbox import Outbox
 from application.page_tokens import PageTokens
 from application.read_model_follower import ReadModelFollower
@@ -30,17 +39,16 @@ from application.system_collections import (
 )
 from application.throttle import Throttle
 from application.user_flows import FlowSettings, UserFlows, allow_list
-from domain.access.collections import SYSTEM_COLLECTIONS
 from domain.access.policies import SYSTEM
 from domain.collections.coercion import format_datetime
 from domain.collections.item_query import ItemQuery
-from domain.collections.schema import Schema
 from infrastructure.access_tokens import AccessTokens
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import EventStore
+from infrastructure.file_storage import FileStorage
 from infrastructure.instance_store import InstanceStore
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.session_store import SessionStore
@@ -49,14 +57,12 @@ from projections.access_reader import AccessReader
 from projections.capture_jobs import CaptureJobsProjection
 from projections.epcis_event_reader import EpcisEventReader
 from projections.epcis_events import EpcisEventsProjection
+from projections.history import HistoryProjection
 from projections.item_queries import ItemReader
-from projections.named_queries import NamedQueriesProjection
+from projections.location_tree import LocationTree
 from projections.readers import ReadModels
 from projections.records import RecordsProjection
 from projections.runner import ProjectionRunner
-
-#: The collections of the platform API.
-SCHEMA = Schema(SYSTEM_COLLECTIONS)
 
 log = logging.getLogger(__name__)
 
@@ -89,17 +95,18 @@ def _mailer(settings: Settings) -> Mailer:
 
 
 def build_projection_runner(
-    store: EventStore, database: Database, batch_size: int
+    store: EventStore, database: Database, batch_size: int, multi_tenant: bool = False
 ) -> ProjectionRunner:
     """Every projection of the service, in one runner."""
     projections = [
         EpcisEventsProjection(),
         CaptureJobsProjection(),
-        NamedQueriesProjection(),
-        RecordsProjection(tuple(SCHEMA)),
+        RecordsProjection(record_collections(multi_tenant)),
+        HistoryProjection(tuple(build_schema(multi_tenant))),
     ]
     # Before access control, a projection named "users" kept a narrower users table.
-    retired = {"users": ("users",)}
+    # Named queries were a projection of their own before they became records.
+    retired = {"users": ("users",), "named_queries": ("epcis_queries",)}
     return ProjectionRunner(store, database, projections, batch_size=batch_size, retired=retired)
 
 
@@ -108,6 +115,7 @@ class Tracepoint:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.schema = build_schema(settings.multi_tenant)
         url = DatabaseUrl.parse(settings.database_url)
         self.database = Database(url, pool_size=settings.database_pool_size)
         # Processes starting together on one PostgreSQL would race to create the same
@@ -115,7 +123,7 @@ class Tracepoint:
         with self.database.exclusive("tracepoint-schema"):
             self.store = EventStore(url)
             self.projections = build_projection_runner(
-                self.store, self.database, settings.projection_batch_size
+                self.store, self.database, settings.projection_batch_size, settings.multi_tenant
             )
             self.projections.create_tables()
             self.instance = InstanceStore(self.database)
@@ -150,26 +158,30 @@ class Tracepoint:
             self.blocking,
             per_page_default=settings.query_per_page_default,
             per_page_max=settings.query_per_page_max,
-        )
-        self.named_queries = NamedQueryService(
-            self.store,
-            self.read_models,
-            self.events,
-            self.follower,
-            self.blocking,
-            read_your_writes_timeout=settings.read_your_writes_timeout,
+            locations=LocationTree(self.database),
         )
         self.outbox = Outbox(_mailer(settings))
-        access_reader = AccessReader(self.database)
+        access_reader = AccessReader(self.database, multi_tenant=settings.multi_tenant)
+        self._files_rules = FilesRules()
         self.items = ItemsService(
             self.store,
-            ItemReader(self.database, SCHEMA),
-            SCHEMA,
+            ItemReader(self.database, self.schema),
+            self.schema,
             self._collection_rules(access_reader),
             self.follower,
             self.blocking,
             read_your_writes_timeout=settings.read_your_writes_timeout,
             guard=AdminGuard(access_reader).check,
+        )
+        self.files = FilesService(
+            self.items,
+            FileStorage(Path(settings.uploads_dir)),
+            self._files_rules,
+            self.blocking,
+            max_upload_bytes=settings.max_upload_bytes,
+        )
+        self.named_queries = NamedQueryService(
+            self.items, self.read_models, self.events, self.blocking
         )
         self.password_checks = BlockingRunner(workers=2)
         tokens = AccessTokens(secret.encode())
@@ -214,19 +226,32 @@ class Tracepoint:
         self.bootstrap_credentials: BootstrapCredentials | None = None
 
     def _collection_rules(self, access_reader: AccessReader) -> dict[str, CollectionRules]:
-        names = [c.name for c in SCHEMA] + list(EXTRA_PERMISSION_COLLECTIONS)
+        names = [c.name for c in self.schema] + list(EXTRA_PERMISSION_COLLECTIONS)
         return {
             "users": UsersRules(self.sessions, self.blocking),
             "roles": RolesRules(access_reader),
             "policies": PoliciesRules(),
             "permissions": PermissionsRules(lambda: names),
             "notifications": NotificationsRules(access_reader, self.blocking, self.outbox),
+            "files": self._files_rules,
+            "shipment_notice": ShipmentNoticeRules(),
+            "epcis_queries": EpcisQueriesRules(),
+            **self._identifier_rules(),
         }
 
-    async def _signed_in(self, user_id: str) -> None:
-        """Note when a user last signed in (`last_access`)."""
+    def _identifier_rules(self) -> dict[str, CollectionRules]:
+        base = self.settings.digital_link_base or self.settings.public_url
+        schemes = identifier_schemes(self.settings.standard_identifiers)
+        return {
+            name: (LocationRules if name == "location" else StandardIdentifiers)(name, scheme, base)
+            for name, scheme in schemes.items()
+        }
+
+    async def _signed_in(self, user_id: str, ip: str | None, user_agent: str | None) -> None:
+        """Note when a user last signed in (`last_access`), and from where."""
         now = format_datetime(datetime.now(UTC))
-        await self.items.set_values("users", user_id, {"last_access": now}, actor=user_id)
+        origin = Origin(user_id, ip, user_agent)
+        await self.items.set_values("users", user_id, {"last_access": now}, origin=origin)
 
     async def _suspend(self, user_id: str) -> None:
         """Suspend an account that failed to sign in too often in a row."""
@@ -254,6 +279,7 @@ class Tracepoint:
             else None,
             self.settings.admin_token.get_secret_value() if self.settings.admin_token else None,
         )
+        await self.blocking.run(migrate_named_queries, self.store, self.instance)
         await self.follower.start()
         self.analyser.start()
 

@@ -24,16 +24,13 @@ from projections.access_reader import AccessReader
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
-#: Collections a permission row may name besides the schema's: files (not served yet)
-#: and the EPCIS API's events.
-EXTRA_PERMISSION_COLLECTIONS = ("files", "epcis_event")
+#: Collections a permission row may name besides the schema's: the EPCIS API's events.
+EXTRA_PERMISSION_COLLECTIONS = ("epcis_event",)
 
 
 class UsersRules(CollectionRules):
     """E-mail addresses are unique and lower-case; passwords and static tokens are kept
     only as hashes; a new password or address ends the user's sessions."""
-
-    writable_aliases = frozenset({"policies"})
 
     def __init__(self, sessions: SessionStore, blocking: BlockingRunner) -> None:
         self._sessions = sessions
@@ -77,8 +74,6 @@ class UsersRules(CollectionRules):
 class RolesRules(CollectionRules):
     """Roles take their policies through the access junction; a role is never its own
     ancestor."""
-
-    writable_aliases = frozenset({"policies"})
 
     def __init__(self, access: AccessReader) -> None:
         self._access = access

@@ -19,7 +19,7 @@ from application.errors import (
     RecordNotUnique,
     RequestsExceeded,
 )
-from application.items import ItemsService
+from application.items import ItemsService, Origin
 from application.outbox import Outbox
 from application.throttle import Throttle
 from domain.access.collections import normalise_email
@@ -256,14 +256,18 @@ class UserFlows:
             raise InvalidPayload("TFA Secret is already set for this user")
         if not valid_otp(secret, otp):
             raise InvalidPayload('"otp" is invalid')
-        await self._items.set_values("users", user.id, {"tfa_secret": secret}, actor=user.id)
+        await self._items.set_values(
+            "users", user.id, {"tfa_secret": secret}, origin=Origin.of(caller)
+        )
 
     async def disable_tfa(self, caller: Accountability, otp: str) -> None:
         """Remove the secret, with a current code as proof."""
         user = await self._signed_in(caller)
         if not user.tfa_secret or not valid_otp(user.tfa_secret, otp):
             raise InvalidPayload('"otp" is invalid')
-        await self._items.set_values("users", user.id, {"tfa_secret": None}, actor=user.id)
+        await self._items.set_values(
+            "users", user.id, {"tfa_secret": None}, origin=Origin.of(caller)
+        )
 
     async def reset_tfa(self, caller: Accountability, user_id: str) -> None:
         """An administrator removes a user's secret (a lost phone); Forbidden to others
@@ -273,7 +277,9 @@ class UserFlows:
         user = await self._blocking.run(self._reader.user, user_id)
         if user is None:
             raise Forbidden()
-        await self._items.set_values("users", user.id, {"tfa_secret": None}, actor=caller.user)
+        await self._items.set_values(
+            "users", user.id, {"tfa_secret": None}, origin=Origin.of(caller)
+        )
 
     # -- helpers -------------------------------------------------------------------
 

@@ -139,6 +139,10 @@ class EventStore:
         except AggregateNotFoundError as exc:
             raise KeyError(aggregate_id) from exc
 
+    def events_of(self, aggregate_id: str) -> list[DomainEventProtocol[str]]:
+        """Every event of one aggregate, oldest first (empty when it was never stored)."""
+        return list(self._app.events.get(aggregate_id))
+
     def existing_ids(self, aggregate_ids: Sequence[str]) -> set[str]:
         """Which of these aggregate identities are already stored."""
         found: set[str] = set()

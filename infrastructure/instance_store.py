@@ -25,3 +25,9 @@ class InstanceStore:
                 (key, candidate),
             )
             return str(conn.fetchval("SELECT value FROM tracepoint_instance WHERE key = ?", (key,)))
+
+    def get(self, key: str) -> str | None:
+        """The stored value for `key`, or None."""
+        with self._db.transaction(write=False) as conn:
+            value = conn.fetchval("SELECT value FROM tracepoint_instance WHERE key = ?", (key,))
+        return None if value is None else str(value)

@@ -98,6 +98,21 @@ class Settings(BaseSettings):
         validation_alias=_spec_name("PUBLIC_URL"),
         description="Where the service is reached; links in e-mails start with it.",
     )
+    digital_link_base: str | None = Field(
+        default=None,
+        description="Start of the Digital Link URIs of records and codes (the resolver's "
+        "address, e.g. https://id.example.com); PUBLIC_URL when unset.",
+    )
+    multi_tenant: bool = Field(
+        default=False,
+        description="Users belong to accounts and see only their account's items and "
+        "events; administrators see all.",
+    )
+    standard_identifiers: bool = Field(
+        default=True,
+        description="Products and lots with a known GTIN get GS1 ids and Digital Links "
+        "unless their own use_gs1_identifiers says otherwise.",
+    )
     email_smtp_host: str | None = Field(
         default=None, validation_alias=_spec_name("EMAIL_SMTP_HOST")
     )
@@ -114,6 +129,12 @@ class Settings(BaseSettings):
     )
     mail_dir: str = Field(
         default="./var/mail", description="Where mail goes as .eml files when SMTP is not set."
+    )
+    uploads_dir: str = Field(
+        default="./var/uploads", description="Where the bytes of uploaded files are kept."
+    )
+    max_upload_bytes: int = Field(
+        default=100 * 1024 * 1024, ge=1, description="Largest file an upload may carry."
     )
     user_register_url_allow_list: str = Field(
         default="", validation_alias=_spec_name("USER_REGISTER_URL_ALLOW_LIST")

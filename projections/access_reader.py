@@ -23,15 +23,14 @@ class UserCredentials:
     status: str
     role: str | None
     tfa_secret: str | None
-
-
-_USER_COLUMNS = 'id, email, password, status, role, tfa_secret FROM "users"'
+    #: The user's account (multi-tenant installations only).
+    account: str | None = None
 
 
 def _credentials(row: tuple[Any, ...] | None) -> UserCredentials | None:
     if row is None:
         return None
-    return UserCredentials(row[0], row[1], row[2], row[3] or "draft", row[4], row[5])
+    return UserCredentials(row[0], row[1], row[2], row[3] or "draft", row[4], row[5], row[6])
 
 
 def _json(text: str | None) -> Any:
@@ -41,27 +40,33 @@ def _json(text: str | None) -> Any:
 class AccessReader:
     """Reads users, the role tree, the policies that apply and their permission rows."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, multi_tenant: bool = False) -> None:
         self._db = database
+        #: Users belong to accounts (a multi-tenant installation).
+        self.multi_tenant = multi_tenant
+        account = '"account"' if multi_tenant else "NULL"
+        self._user_columns = (
+            f'id, email, password, status, role, tfa_secret, {account} FROM "users"'
+        )
 
     def user_by_email(self, email: str) -> UserCredentials | None:
         """The user with this e-mail address (stored lower-case), or None."""
         with self._db.transaction(write=False) as conn:
             row = conn.fetchone(
-                f"SELECT {_USER_COLUMNS} WHERE email = ?", (normalise_email(email),)
+                f"SELECT {self._user_columns} WHERE email = ?", (normalise_email(email),)
             )
         return _credentials(row)
 
     def user_by_token_hash(self, token_hash: str) -> UserCredentials | None:
         """The user whose static token has this digest, or None."""
         with self._db.transaction(write=False) as conn:
-            row = conn.fetchone(f"SELECT {_USER_COLUMNS} WHERE token = ?", (token_hash,))
+            row = conn.fetchone(f"SELECT {self._user_columns} WHERE token = ?", (token_hash,))
         return _credentials(row)
 
     def user(self, user_id: str) -> UserCredentials | None:
         """The user with this id, or None."""
         with self._db.transaction(write=False) as conn:
-            row = conn.fetchone(f"SELECT {_USER_COLUMNS} WHERE id = ?", (user_id,))
+            row = conn.fetchone(f"SELECT {self._user_columns} WHERE id = ?", (user_id,))
         return _credentials(row)
 
     def notification_address(self, user_id: str) -> str | None:

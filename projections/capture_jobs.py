@@ -28,8 +28,10 @@ class CaptureJobsProjection(Projection):
             events_already_present INTEGER NOT NULL,
             events_rejected INTEGER NOT NULL,
             errors TEXT NOT NULL,
-            captured_by TEXT)""",
+            captured_by TEXT,
+            account TEXT)""",
         "CREATE INDEX IF NOT EXISTS epcis_capture_jobs_position ON epcis_capture_jobs (position)",
+        "CREATE INDEX IF NOT EXISTS epcis_capture_jobs_account ON epcis_capture_jobs (account)",
     )
     tables = ("epcis_capture_jobs",)
 
@@ -51,11 +53,12 @@ class CaptureJobsProjection(Projection):
                     job.events_rejected,
                     orjson.dumps(job.errors).decode(),
                     job.captured_by,
+                    getattr(job, "account", None),
                 )
             )
         conn.executemany(
             "INSERT INTO epcis_capture_jobs (capture_id, position, error_behaviour, created_at,"
             " finished_at, events_received, events_stored, events_already_present,"
-            " events_rejected, errors, captured_by) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            " events_rejected, errors, captured_by, account) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )

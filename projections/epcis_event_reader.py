@@ -70,6 +70,13 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
             where.append(_in(column, values, params))
     if query.biz_location_trees:
         where.append(_any_glob(dialect, "e.biz_location", query.biz_location_trees, params))
+    if query.capture_accounts is not None:
+        accounts = (
+            _in("j.account", query.capture_accounts, params) if query.capture_accounts else "1 = 0"
+        )
+        where.append(
+            f"e.capture_id IN (SELECT j.capture_id FROM epcis_capture_jobs j WHERE {accounts})"
+        )
     if query.quantity:
         conditions = " AND ".join(f"q.quantity {op} ?" for op, _ in query.quantity)
         params.extend(value for _, value in query.quantity)

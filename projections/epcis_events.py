@@ -122,6 +122,9 @@ def _fits(*values: str | None) -> bool:
 class EpcisEventsProjection(Projection):
     """Writes each captured EPCIS event and its index terms into the query tables."""
 
+    # Its tables have not changed since before shapes were recorded; rebuilding a
+    # store of millions of events on an upgrade would hold the start up for minutes.
+    first_shape_trusted = True
     name = "epcis_events"
     follows = (CapturedEvent.Captured,)
     schema = SCHEMA

@@ -17,6 +17,10 @@ A rule itself is applied as written, without the rules of the collections it rea
 
 Integers beyond the signed 64-bit range can never be stored: a key beyond it matches
 nothing, and a filter value beyond the safe integers (±2^53-1) is a QueryError.
+
+`search` and the case-insensitive substring filters (`_icontains`, `_istarts_with`,
+`_iends_with`) go through the tables' search indexes (`projections.search_index`) where
+there is one and the term is long enough, with the same answers as without.
 """
 
 import itertools
@@ -24,7 +28,7 @@ import math
 import re
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from enum import Enum
 from typing import Any
@@ -33,8 +37,8 @@ import orjson
 
 from domain.collections.coercion import check_text, coerce_value, parse_number
 from domain.collections.filters import And, Condition, Filter, Or, Related
-from domain.collections.item_query import ItemQuery
-from domain.collections.operators import STRING_MATCHES
+from domain.collections.item_query import Aggregate, ItemQuery
+from domain.collections.operators import ARRAY_OPERATORS, STRING_MATCHES
 from domain.collections.paths import readable
 from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.collections.schema import Alias, Collection, Field, FieldType, Schema
@@ -42,6 +46,15 @@ from domain.collections.selection import CONCEALED, Selection, is_concealed, sel
 from domain.collections.validation import validate
 from domain.collections.variables import is_variable
 from infrastructure.database import Connection, Database, Dialect, chunks, glob_condition
+from projections.search_index import (
+    SEPARATOR,
+    fts_columns,
+    has_search_index,
+    indexed_fields,
+    search_column,
+    search_fields,
+    search_table,
+)
 
 Items = list[dict[str, Any]]
 Keys = list[Any]
@@ -59,6 +72,24 @@ _SYMBOLS = {"_eq": "=", "_neq": "<>", "_lt": "<", "_lte": "<=", "_gt": ">", "_gt
 # These hold on NULL, so a missing related item must satisfy them too.
 _TRUE_ON_NULL = frozenset({"_null", "_empty"})
 _TEXT_TYPES = frozenset({FieldType.STRING, FieldType.TEXT, FieldType.UUID, FieldType.HASH})
+# PostgreSQL's trigram index answers a LIKE pattern from the trigrams of its words; a
+# term without three letters or digits in a row has none worth looking up.
+_TRIGRAM_TERM = re.compile(r"[^\W_]{3}")
+_FTS_MIN_LENGTH = 3
+# The least number of rows holding a term from which walking the table or an index in
+# sort order beats reading them from the search index (see `TextIndex._rare`).
+_FEW_MATCHES = 1000
+_AGGREGATE_SQL = {
+    "count": "COUNT({})",
+    "countDistinct": "COUNT(DISTINCT {})",
+    "countAll": "COUNT(*)",
+    "sum": "SUM({})",
+    "sumDistinct": "SUM(DISTINCT {})",
+    "avg": "AVG({})",
+    "avgDistinct": "AVG(DISTINCT {})",
+    "min": "MIN({})",
+    "max": "MAX({})",
+}
 
 
 class _Wildcard(Enum):
@@ -116,24 +147,169 @@ def _and_rule(sql: str, params: list[Any], rule: _Sql | None) -> _Sql:
     return f"{sql} AND {rule[0]}", [*params, *rule[1]]
 
 
+class TextIndex:
+    """Case-insensitive substring conditions answered from the search indexes of
+    `projections.search_index`, within the transaction of `conn`. `has_index` tells
+    whether a collection's table has its search index (tables built by projections
+    other than the records projection may not).
+
+    `window` (limit plus offset) is given for a list read in an order that an index
+    serves (the default sort): there, a term that many rows hold is found fastest by
+    reading rows in that order until the page is full, and a rare one from the search
+    index. Which it is, the index itself is asked (a count that stops at a bound),
+    since neither planner can know: SQLite keeps no statistics, and PostgreSQL's
+    estimates of substring patterns are rough.
+    """
+
+    def __init__(
+        self,
+        conn: Connection,
+        has_index: Callable[[Collection], bool],
+        *,
+        window: int | None = None,
+    ) -> None:
+        self._conn = conn
+        self._dialect = conn.dialect
+        self._has_index = has_index
+        self._window = window
+        self._custom_plans = False
+        self._index_scans = True
+
+    def hint(
+        self,
+        collection: Collection,
+        alias: str,
+        fields: Sequence[Field],
+        term: str,
+        *,
+        few: bool = False,
+    ) -> tuple[_Sql, bool] | None:
+        """A condition, answered from the index, that holds on every row of `collection`
+        (aliased `alias`) where one of the search fields `fields` holds `term` as a
+        case-insensitive substring, and whether it holds on those rows only or on more
+        (then the exact condition must be ANDed: on PostgreSQL, unless `fields` are all
+        the search fields). None where the index does not help: a short term, no index,
+        or (SQLite) a common term in a list read in index order.
+
+        `few`: only where few rows hold the term, for conditions cheap to check on every
+        row (`_eq`); otherwise a planner taking the index's condition and the exact one
+        as independent would think too few rows pass both.
+        """
+        if not fields or not self._has_index(collection):
+            return None
+        if self._dialect.name == "postgresql":
+            if _TRIGRAM_TERM.search(term) is None:
+                return None
+            if not self._custom_plans:
+                # How to find the rows depends on the term: a plan made once for every
+                # term (the driver prepares statements it sees often) is slow for some.
+                self._conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+                self._custom_plans = True
+            pattern = [f"%{_escape_like(term)}%"]
+            if few or self._window is not None:
+                rare = self._rare(collection, pattern, few)
+                if few and not rare:
+                    return None
+                if rare and self._window is not None and self._index_scans:
+                    # Read from the index: a walk in sort order would read most rows.
+                    self._conn.execute("SET LOCAL enable_indexscan = off")
+                    self._index_scans = False
+            exact = SEPARATOR not in term and tuple(fields) == search_fields(collection)
+            return (_document_like(collection, alias), pattern), exact
+        if len(term) < _FTS_MIN_LENGTH:
+            return None
+        index = search_table(collection)
+        # The term, lowered as the index holds its values, as a phrase of those columns.
+        matches = (
+            f'SELECT rowid FROM "{index}" WHERE "{index}" MATCH'
+            """ (? || '"' || REPLACE(LOWER(?), '"', '""') || '"')"""
+        )
+        params: list[Any] = [fts_columns(fields), term]
+        if (few or self._window is not None) and not self._rare(collection, params, few):
+            return None
+        return (f"{alias}.rowid IN ({matches})", params), True
+
+    def _rare(self, collection: Collection, params: list[Any], few: bool) -> bool:
+        """Whether fewer rows hold the term than make reading them from the index worth
+        it: with `few`, 1000; else about the square root of (rows in the table times the
+        window), at least 1000. `params` are those of the index's condition."""
+        table = f'"{collection.table}"'
+        bound = _FEW_MATCHES
+        if not few:
+            if self._dialect.name == "postgresql":
+                rows = self._conn.fetchval(
+                    "SELECT reltuples FROM pg_class WHERE oid = to_regclass(?)", (table,)
+                )
+            else:
+                rows = self._conn.fetchval(f"SELECT MAX(rowid) FROM {table}")
+            window = self._window or 0
+            bound = max(bound, math.isqrt(int(max(rows or 0, 0)) * window))
+        if self._dialect.name == "sqlite":
+            index = search_table(collection)
+            count = (
+                f'SELECT COUNT(*) FROM (SELECT 1 FROM "{index}" WHERE "{index}" MATCH'
+                """ (? || '"' || REPLACE(LOWER(?), '"', '""') || '"') LIMIT ?) AS m"""
+            )
+            return int(self._conn.fetchval(count, [*params, bound])) < bound
+        # Counted from the index (a bitmap scan), never by reading the table.
+        self._conn.execute("SET LOCAL enable_seqscan = off")
+        self._conn.execute("SET LOCAL enable_indexscan = off")
+        try:
+            found = self._conn.fetchval(
+                f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} AS p"
+                f" WHERE {_document_like(collection, 'p')} LIMIT ?) AS m",
+                [*params, bound],
+            )
+        finally:
+            self._conn.execute("SET LOCAL enable_seqscan = on")
+            scans = "on" if self._index_scans else "off"
+            self._conn.execute(f"SET LOCAL enable_indexscan = {scans}")
+        return int(found) < bound
+
+
+def _document_like(collection: Collection, alias: str) -> str:
+    """PostgreSQL: the search document of the table aliased `alias` holds a pattern."""
+    return f"{alias}.\"{search_column(collection)}\" LIKE LOWER(?) ESCAPE '\\'"
+
+
 def compile_search(
-    term: str, collection: Collection, *, alias: str = "t", fields: frozenset[str] | None = None
+    term: str,
+    collection: Collection,
+    *,
+    alias: str = "t",
+    fields: frozenset[str] | None = None,
+    text_index: TextIndex | None = None,
 ) -> _Sql:
     """A WHERE fragment for `search`: case-insensitive substring of string and text fields,
     equality on number fields when `term` is a number and on UUID fields when it is a
     UUID. `fields` limits it to those readable ("*": all); concealed fields never match.
+    With `text_index`, the substring part uses the search index where it helps.
     """
     number, key = parse_number(term), _search_uuid(term)
     clauses: list[str] = []
     params: list[Any] = []
-    for field in collection.fields:
-        if is_concealed(field) or not (fields is None or "*" in fields or field.name in fields):
-            continue
+    readable = [
+        field
+        for field in collection.fields
+        if not is_concealed(field) and (fields is None or "*" in fields or field.name in fields)
+    ]
+    texts = [field for field in search_fields(collection) if field in readable]
+    hint = None if text_index is None else text_index.hint(collection, alias, texts, term)
+    if hint is not None and hint[1]:
+        clauses.append(hint[0][0])
+        params += hint[0][1]
+    elif texts:
+        likes = [f"LOWER({alias}.\"{f.name}\") LIKE LOWER(?) ESCAPE '\\'" for f in texts]
+        like_params = [f"%{_escape_like(term)}%"] * len(texts)
+        if hint is None:
+            clauses += likes
+            params += like_params
+        else:
+            clauses.append(f"({hint[0][0]} AND ({' OR '.join(likes)}))")
+            params += [*hint[0][1], *like_params]
+    for field in readable:
         column = f'{alias}."{field.name}"'
-        if field.type in (FieldType.STRING, FieldType.TEXT):
-            clauses.append(f"LOWER({column}) LIKE LOWER(?) ESCAPE '\\'")
-            params.append(f"%{_escape_like(term)}%")
-        elif field.type in (FieldType.INTEGER, FieldType.FLOAT) and number is not None:
+        if field.type in (FieldType.INTEGER, FieldType.FLOAT) and number is not None:
             clauses.append(f"{column} = ?")
             params.append(number)
         elif field.type is FieldType.UUID and key is not None:
@@ -147,11 +323,19 @@ def compile_search(
 class _FilterCompiler:
     """Compiles one filter; numbers the aliases of its subqueries."""
 
-    def __init__(self, schema: Schema, dialect: Dialect, alias: str, rules: _RuleBook) -> None:
+    def __init__(
+        self,
+        schema: Schema,
+        dialect: Dialect,
+        alias: str,
+        rules: _RuleBook,
+        text_index: TextIndex | None = None,
+    ) -> None:
         self._schema = schema
         self._dialect = dialect
         self._prefix = alias
         self._rules = rules
+        self._text_index = text_index
         self._count = itertools.count(1)
 
     def compile(self, node: Filter, collection: Collection, alias: str) -> _Sql:
@@ -180,7 +364,32 @@ class _FilterCompiler:
             return self._many_to_one(collection, condition.path[0], alias, rest, true_on_null)
         field = _field(collection, condition.path[0])
         column = f'{alias}."{field.name}"'
-        return self._operator(column, field, condition.operator, condition.value)
+        sql, params = self._operator(column, field, condition.operator, condition.value)
+        hint = self._hint(collection, alias, field, condition.operator, condition.value)
+        if hint is None:
+            return sql, params
+        (hint_sql, hint_params), exact = hint
+        if exact and condition.operator == "_icontains":
+            return hint_sql, hint_params
+        return f"({hint_sql} AND {sql})", [*hint_params, *params]
+
+    def _hint(
+        self, collection: Collection, alias: str, field: Field, op: str, value: Any
+    ) -> tuple[_Sql, bool] | None:
+        """The search index's condition for a field condition that implies the field holds
+        `value` ignoring case: positive case-insensitive matches, and `_eq` on a field
+        without a b-tree index of its own (a value is a substring of itself)."""
+        spec = STRING_MATCHES.get(op)
+        if spec is not None:
+            if not spec.insensitive or spec.negated:
+                return None
+        elif op != "_eq" or field.name in indexed_fields(collection):
+            return None
+        if self._text_index is None or not isinstance(value, str):
+            return None
+        if field not in search_fields(collection):
+            return None
+        return self._text_index.hint(collection, alias, [field], value, few=op == "_eq")
 
     def _related(self, related: Related, collection: Collection, alias: str) -> _Sql:
         if len(related.path) > 1:
@@ -251,6 +460,9 @@ class _FilterCompiler:
                 return f"{column} {keyword} ? AND ?", [_param(v) for v in value]
         if op in _SYMBOLS:
             return f"{column} {_SYMBOLS[op]} ?", [_param(value)]
+        if field.array and op in ARRAY_OPERATORS:
+            # A list of strings is held as its JSON text: an element is its quoted form.
+            return self._pattern(column, op, orjson.dumps(str(value)).decode())
         if op in STRING_MATCHES:
             return self._pattern(column, op, value)
         raise QueryError(f'The "{op}" filter operator cannot be used in a query.')
@@ -331,6 +543,9 @@ class ItemReader:
     def __init__(self, database: Database, schema: Schema) -> None:
         self._db = database
         self._schema = schema
+        # Tables (and search columns) known to have their search index: a table never
+        # loses it (a replay drops and builds both in one transaction).
+        self._indexed: set[tuple[str, str]] = set()
 
     def list(
         self,
@@ -348,11 +563,18 @@ class ItemReader:
         query = validate(query, collection, self._schema, allowed_fields=allowed_fields)
         selection = select(query.fields, collection, self._schema, allowed_fields)
         rules = self._rule_book(collection, restrict, restrict_related)
-        where, params = self._where(collection, query, restrict, keys, allowed_fields, rules)
         order, order_params = _order_by(self._schema, collection, query.sort, allowed_fields, rules)
         limit = _NO_LIMIT if query.limit is None else query.limit
         shaper = _Shaper(self._schema, rules)
+        # A page in the order of an index: reading rows in that order may fill it soonest.
+        in_index_order = len(query.sort) <= 1 and all(
+            path in (collection.sort_field, collection.primary_key) for path, _ in query.sort
+        )
+        window = query.limit + query.offset if query.limit and in_index_order else None
         with self._db.transaction(write=False) as conn:
+            where, params = self._where(
+                conn, collection, query, restrict, keys, allowed_fields, rules, window
+            )
             _, items = shaper.fetch(
                 conn,
                 collection,
@@ -385,12 +607,59 @@ class ItemReader:
             allowed_fields=allowed_fields,
         )
         rules = self._rule_book(collection, restrict, restrict_related)
-        where, params = self._where(collection, query, restrict, keys, allowed_fields, rules)
         with self._db.transaction(write=False) as conn:
+            where, params = self._where(
+                conn, collection, query, restrict, keys, allowed_fields, rules
+            )
             total = conn.fetchval(
                 f'SELECT COUNT(*) FROM "{collection.table}" AS t WHERE {where}', params
             )
         return int(total)
+
+    def aggregate(
+        self,
+        collection_name: str,
+        query: ItemQuery,
+        *,
+        restrict: Filter | None = None,
+        keys: Sequence[Any] | None = None,
+        allowed_fields: AllowedFields | None = None,
+        restrict_related: Rules | None = None,
+    ) -> Items:
+        """Directus's `aggregate` and `groupBy`: one row per group of the items matching
+        the query and `restrict` (one row in all without `groupBy`), holding the group's
+        fields and its aggregates, such as `{"status": "active", "count": 2, "sum":
+        {"quantity": 10}}`. Rows come sorted by `query.sort`, then by the group fields,
+        and paged by its limit and offset; `query.fields` is ignored."""
+        collection = self._schema[collection_name]
+        query = validate(query, collection, self._schema, allowed_fields=allowed_fields)
+        rules = self._rule_book(collection, restrict, restrict_related)
+        groups = [f't."{name}"' for name in query.group_by]
+        outputs = [*groups, *(_aggregate_sql(aggregate) for aggregate in query.aggregate)]
+        # Output columns c0, c1, ... by the names a sort gives them.
+        names = [*query.group_by, *(aggregate.name for aggregate in query.aggregate)]
+        column = {name: f"c{index}" for index, name in enumerate(names)}
+        order = [
+            column[path] + (" DESC NULLS LAST" if descending else " ASC NULLS FIRST")
+            for path, descending in query.sort
+        ]
+        sorted_by = {path for path, _ in query.sort}
+        order += [
+            f"{column[name]} ASC NULLS FIRST" for name in query.group_by if name not in sorted_by
+        ]
+        select_list = ", ".join(f"{sql} AS c{index}" for index, sql in enumerate(outputs))
+        limit = _NO_LIMIT if query.limit is None else query.limit
+        with self._db.transaction(write=False) as conn:
+            where, params = self._where(
+                conn, collection, query, restrict, keys, allowed_fields, rules
+            )
+            sql = f'SELECT {select_list} FROM "{collection.table}" AS t WHERE {where}'
+            if groups:
+                sql += " GROUP BY " + ", ".join(groups)
+            if order:
+                sql += " ORDER BY " + ", ".join(order)
+            rows = conn.fetchall(f"{sql} LIMIT ? OFFSET ?", [*params, limit, query.offset])
+        return [_aggregate_row(collection, query, row) for row in rows]
 
     def get(
         self,
@@ -446,32 +715,76 @@ class ItemReader:
 
     def _where(
         self,
+        conn: Connection,
         collection: Collection,
         query: ItemQuery,
         restrict: Filter | None,
         keys: Sequence[Any] | None,
         allowed_fields: AllowedFields | None,
         rules: _RuleBook,
+        window: int | None = None,
     ) -> _Sql:
         dialect = self._db.dialect
+        text_index = TextIndex(conn, lambda target: self._has_index(conn, target), window=window)
         parts: list[_Sql] = []
         if restrict is not None:
             # The rule itself is applied as written, like the related ones.
             rule = validate(restrict, collection, self._schema, purpose="permission")
             parts.append(compile_filter(rule, collection, self._schema, dialect))
         if query.filter is not None:
-            compiler = _FilterCompiler(self._schema, dialect, "t", rules)
+            compiler = _FilterCompiler(self._schema, dialect, "t", rules, text_index)
             parts.append(compiler.compile(query.filter, collection, "t"))
         if query.search is not None:
             fields = (
                 None if allowed_fields is None else allowed_fields.get(collection.name, frozenset())
             )
-            parts.append(compile_search(query.search, collection, fields=fields))
+            parts.append(
+                compile_search(query.search, collection, fields=fields, text_index=text_index)
+            )
         if keys is not None:
             parts.append(_keys_condition(collection, keys))
         if not parts:
             return "1 = 1", []
         return " AND ".join(sql for sql, _ in parts), [p for _, ps in parts for p in ps]
+
+    def _has_index(self, conn: Connection, collection: Collection) -> bool:
+        """Whether the collection's table has its search index."""
+        known = (collection.table, search_column(collection))
+        if known not in self._indexed and has_search_index(conn, collection):
+            self._indexed.add(known)
+        return known in self._indexed
+
+
+def _aggregate_sql(aggregate: Aggregate) -> str:
+    column = "*" if aggregate.field == "*" else f't."{aggregate.field}"'
+    return _AGGREGATE_SQL[aggregate.function].format(column)
+
+
+def _aggregate_row(collection: Collection, query: ItemQuery, row: Sequence[Any]) -> dict[str, Any]:
+    """A result row of `ItemReader.aggregate` as Directus shapes it: the group's fields,
+    then each aggregate under its function (`count`), or under its function and field
+    (`{"sum": {"quantity": 10}}`)."""
+    item: dict[str, Any] = {}
+    for name, value in zip(query.group_by, row, strict=False):
+        item[name] = decode(_field(collection, name), value)
+    for aggregate, value in zip(query.aggregate, row[len(query.group_by) :], strict=True):
+        function, name = aggregate
+        field = None if name == "*" else _field(collection, name)
+        if function.startswith("count"):
+            result: Any = int(value)
+        elif value is None or field is None:
+            result = None
+        elif function.startswith("avg"):
+            result = float(value)
+        elif function.startswith("sum"):
+            result = int(value) if field.type is FieldType.INTEGER else float(value)
+        else:
+            result = decode(field, value)
+        if field is None:
+            item[function] = result
+        else:
+            item.setdefault(function, {})[name] = result
+    return item
 
 
 def _order_by(

@@ -24,6 +24,9 @@ class Projection(ABC):
     schema: tuple[str, ...]
     #: The tables it owns, dropped on replay.
     tables: tuple[str, ...]
+    #: Tables made before shapes were recorded are kept as they are (set only where
+    #: the DDL has not changed since, and a rebuild would be long).
+    first_shape_trusted: bool = False
 
     @property
     def topics(self) -> tuple[str, ...]:

@@ -1,5 +1,6 @@
 """Small read-model lookups: capture jobs and named queries."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,7 @@ class CaptureJobRow:
     events_rejected: int
     errors: list[dict[str, Any]]
     captured_by: str | None
+    account: str | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ def _job(row: tuple[Any, ...]) -> CaptureJobRow:
         events_rejected=int(row[7]),
         errors=orjson.loads(row[8]),
         captured_by=row[9],
+        account=row[10],
     )
 
 
@@ -60,42 +63,54 @@ class ReadModels:
         with self._db.transaction(write=False) as conn:
             row = conn.fetchone(
                 "SELECT capture_id, error_behaviour, created_at, finished_at, events_received,"
-                " events_stored, events_already_present, events_rejected, errors, captured_by"
-                " FROM epcis_capture_jobs WHERE capture_id = ?",
+                " events_stored, events_already_present, events_rejected, errors, captured_by,"
+                " account FROM epcis_capture_jobs WHERE capture_id = ?",
                 (capture_id,),
             )
         return _job(row) if row is not None else None
 
-    def capture_jobs(self, limit: int, before_position: int | None) -> list[CaptureJobRow]:
-        """The newest capture jobs first."""
+    def capture_jobs(
+        self, limit: int, before_position: int | None, accounts: Sequence[str] | None = None
+    ) -> list[CaptureJobRow]:
+        """The newest capture jobs first (of these accounts only, when given)."""
         sql = (
             "SELECT capture_id, error_behaviour, created_at, finished_at, events_received,"
-            " events_stored, events_already_present, events_rejected, errors, captured_by"
-            " FROM epcis_capture_jobs"
+            " events_stored, events_already_present, events_rejected, errors, captured_by,"
+            " account FROM epcis_capture_jobs WHERE 1 = 1"
         )
         params: list[Any] = []
         if before_position is not None:
-            sql += " WHERE position < ?"
+            sql += " AND position < ?"
             params.append(before_position)
+        if accounts is not None:
+            sql += f" AND account IN ({', '.join('?' * len(accounts)) or 'NULL'})"
+            params.extend(accounts)
         sql += " ORDER BY position DESC LIMIT ?"
         params.append(limit)
         with self._db.transaction(write=False) as conn:
             rows = conn.fetchall(sql, params)
         return [_job(row) for row in rows]
 
-    def named_query(self, name: str) -> NamedQueryRow | None:
-        """One named query, or None."""
-        with self._db.transaction(write=False) as conn:
-            row = conn.fetchone(
-                "SELECT name, query, user_created, date_created FROM epcis_queries WHERE name = ?",
-                (name,),
-            )
-        return NamedQueryRow(row[0], orjson.loads(row[1]), row[2], row[3]) if row else None
+    def named_query(self, name: str, accounts: Sequence[str] | None = None) -> NamedQueryRow | None:
+        """One named query (of these accounts, when given), or None."""
+        rows = self._named_queries("name = ?", [name], accounts)
+        return rows[0] if rows else None
 
-    def named_queries(self) -> list[NamedQueryRow]:
-        """Every named query, by name."""
+    def named_queries(self, accounts: Sequence[str] | None = None) -> list[NamedQueryRow]:
+        """Every named query (of these accounts, when given), by name."""
+        return self._named_queries("1 = 1", [], accounts)
+
+    def _named_queries(
+        self, condition: str, params: list[Any], accounts: Sequence[str] | None
+    ) -> list[NamedQueryRow]:
+        if accounts is not None:
+            # The column exists where accounts do: in multi-tenant installations.
+            condition += f" AND account IN ({', '.join('?' * len(accounts)) or 'NULL'})"
+            params = [*params, *accounts]
         with self._db.transaction(write=False) as conn:
             rows = conn.fetchall(
-                "SELECT name, query, user_created, date_created FROM epcis_queries ORDER BY name"
+                "SELECT name, query, user_created, date_created FROM epcis_queries"
+                f" WHERE {condition} ORDER BY name",
+                params,
             )
         return [NamedQueryRow(r[0], orjson.loads(r[1]), r[2], r[3]) for r in rows]

@@ -10,6 +10,7 @@ from domain.records.record import Record
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
+from projections.search_index import create_search_indexes, drop_search_indexes
 
 _COLUMN_TYPES = {
     FieldType.INTEGER: "{bigint}",
@@ -29,7 +30,8 @@ def column_value(field: Field, value: Any) -> Any:
     return value
 
 
-def _ddl(collection: Collection) -> tuple[str, ...]:
+def collection_ddl(collection: Collection) -> tuple[str, ...]:
+    """The table of a collection, with an index on each relation and unique field."""
     columns = []
     for field in collection.fields:
         column = f'"{field.name}" {_COLUMN_TYPES.get(field.type, "TEXT")}'
@@ -48,15 +50,26 @@ def _ddl(collection: Collection) -> tuple[str, ...]:
 
 
 class RecordsProjection(Projection):
-    """Keeps one table per collection equal to its records' current values."""
+    """Keeps one table per collection equal to its records' current values, each with
+    its search index (`projections.search_index`)."""
 
     name = "records"
     follows = (Record.Created, Record.Updated, Record.Deleted, Record.Recreated)
 
     def __init__(self, collections: Sequence[Collection]) -> None:
         self._collections = {c.name: c for c in collections}
-        self.schema = tuple(s for c in collections for s in _ddl(c))
+        self.schema = tuple(s for c in collections for s in collection_ddl(c))
         self.tables = tuple(c.table for c in collections)
+
+    def create_tables(self, conn: Connection) -> None:
+        """Create the tables and their search indexes if they do not exist yet."""
+        super().create_tables(conn)
+        create_search_indexes(conn, tuple(self._collections.values()))
+
+    def drop_tables(self, conn: Connection) -> None:
+        """Drop the tables and their search indexes."""
+        super().drop_tables(conn)
+        drop_search_indexes(conn, tuple(self._collections.values()))
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
         """Insert, update or delete each record's row as its events say."""

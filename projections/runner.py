@@ -1,5 +1,6 @@
 """Follows the event log and keeps every projection's tables up to date, exactly once."""
 
+import hashlib
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -13,6 +14,10 @@ log = logging.getLogger(__name__)
 _POSITIONS_DDL = (
     "CREATE TABLE IF NOT EXISTS projection_positions ("
     " name TEXT PRIMARY KEY, position {bigint} NOT NULL)"
+)
+#: The DDL each projection's tables were made with, as a digest.
+_SHAPES_DDL = (
+    "CREATE TABLE IF NOT EXISTS projection_shapes (name TEXT PRIMARY KEY, shape TEXT NOT NULL)"
 )
 
 #: Seconds `apply_saved` waits for the runner before leaving the events to the follower.
@@ -77,7 +82,9 @@ class ProjectionRunner:
                 for table in tables:
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
                 conn.execute("DELETE FROM projection_positions WHERE name = ?", (name,))
+        conn.execute(_SHAPES_DDL)
         for projection in self.projections:
+            self._reshape(conn, projection)
             projection.create_tables(conn)
             conn.execute(
                 "INSERT INTO projection_positions (name, position) "
@@ -85,6 +92,30 @@ class ProjectionRunner:
                 "(SELECT 1 FROM projection_positions WHERE name = ?)",
                 (projection.name, projection.name),
             )
+
+    @staticmethod
+    def _reshape(conn: Connection, projection: Projection) -> None:
+        """Tables made from other DDL than the projection's now (a new column, another
+        index, a collection whose fields changed) are dropped and built again from the
+        log; so are tables from before shapes were recorded, unless the projection
+        trusts them."""
+        shape = hashlib.sha256("\n".join(projection.schema).encode()).hexdigest()
+        stored = conn.fetchval(
+            "SELECT shape FROM projection_shapes WHERE name = ?", (projection.name,)
+        )
+        if stored == shape:
+            return
+        built = conn.fetchval(
+            "SELECT 1 FROM projection_positions WHERE name = ?", (projection.name,)
+        )
+        if built and (stored is not None or not projection.first_shape_trusted):
+            log.warning("the tables of %s changed shape; rebuilding them", projection.name)
+            projection.drop_tables(conn)
+            conn.execute("DELETE FROM projection_positions WHERE name = ?", (projection.name,))
+        conn.execute("DELETE FROM projection_shapes WHERE name = ?", (projection.name,))
+        conn.execute(
+            "INSERT INTO projection_shapes (name, shape) VALUES (?, ?)", (projection.name, shape)
+        )
 
     def position(self, projection: Projection) -> int:
         """The log position up to which this projection's tables are written."""
@@ -243,6 +274,7 @@ class ProjectionRunner:
                 for projection in self.projections:
                     projection.drop_tables(conn)
                 conn.execute("DROP TABLE IF EXISTS projection_positions")
+                conn.execute("DROP TABLE IF EXISTS projection_shapes")
                 self._create(conn)
             self._reached = 0
             self._positions.clear()

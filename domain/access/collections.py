@@ -1,5 +1,5 @@
 """The system collections of access control: users, roles, policies, permissions, the
-access junction, folders, translations and notifications (spec §2)."""
+access junction, folders, files, translations and notifications (spec §2)."""
 
 from domain.collections.schema import Alias, Collection, Field, FieldType
 
@@ -51,7 +51,7 @@ USERS = Collection(
         Field("auth_data", JSON),
         Field("email_notifications", BOOLEAN, default=True),
     ),
-    aliases=(Alias("policies", "access", "user"),),
+    aliases=(Alias("policies", "access", "user", writable=True),),
 )
 
 ROLES = Collection(
@@ -66,7 +66,7 @@ ROLES = Collection(
     ),
     aliases=(
         Alias("users", "users", "role"),
-        Alias("policies", "access", "role"),
+        Alias("policies", "access", "role", writable=True),
         Alias("children", "roles", "parent"),
     ),
 )
@@ -102,6 +102,7 @@ ACCESS = Collection(
         Field("policy", UUID, relation="policies", required=True),
         Field("sort", INTEGER),
     ),
+    junction=True,
 )
 
 PERMISSIONS = Collection(
@@ -126,6 +127,37 @@ FOLDERS = Collection(
         Field("id", UUID),
         Field("name", STRING, required=True),
         Field("parent", UUID, relation="folders"),
+    ),
+)
+
+#: Uploaded files (Directus's `directus_files`): the bytes live in the upload store under
+#: `filename_disk`; what the service learns from an upload is read-only.
+FILES = Collection(
+    name="files",
+    primary_key="id",
+    fields=(
+        Field("id", UUID),
+        Field("storage", STRING),
+        Field("filename_disk", STRING, readonly=True),
+        Field("filename_download", STRING, required=True),
+        Field("title", STRING),
+        Field("type", STRING),
+        Field("folder", UUID, relation="folders"),
+        Field("uploaded_by", UUID, relation="users", readonly=True),
+        Field("created_on", DATETIME, readonly=True),
+        Field("modified_by", UUID, relation="users", readonly=True),
+        Field("modified_on", DATETIME, readonly=True),
+        Field("charset", STRING),
+        Field("filesize", INTEGER, readonly=True),
+        Field("width", INTEGER),
+        Field("height", INTEGER),
+        Field("duration", INTEGER),
+        Field("embed", STRING),
+        Field("description", TEXT),
+        Field("location", STRING),
+        Field("tags", JSON),
+        Field("metadata", JSON),
+        Field("uploaded_on", DATETIME, readonly=True),
     ),
 )
 
@@ -163,10 +195,14 @@ SYSTEM_COLLECTIONS = (
     ACCESS,
     PERMISSIONS,
     FOLDERS,
+    FILES,
     TRANSLATIONS,
     NOTIFICATIONS,
 )
 
-#: The collections with endpoints of their own (`/users`, `/roles`...); `access` is
-#: written through the `policies` field of users and roles.
-ROUTED_COLLECTIONS = tuple(c.name for c in SYSTEM_COLLECTIONS if c.name != "access")
+#: The collections with the generic endpoints (`/users`, `/roles`...); `access` is
+#: written through the `policies` field of users and roles, and `files` has routes of
+#: its own (uploads are multipart, `/assets` serves the bytes).
+ROUTED_COLLECTIONS = tuple(
+    c.name for c in SYSTEM_COLLECTIONS if c.name not in ("access", FILES.name)
+)

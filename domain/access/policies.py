@@ -87,9 +87,15 @@ class Accountability:
 
     user: str | None = None
     role: str | None = None
+    #: The user's account, in a multi-tenant installation.
+    account: str | None = None
+    #: The installation keeps accounts apart (multi-tenant).
+    tenant_bound: bool = False
     roles: tuple[str, ...] = ()
     policies: tuple[PolicyGrant, ...] = ()
     ip: str | None = None
+    #: The client software, as its User-Agent header names it (for the activity log).
+    user_agent: str | None = None
     #: How the caller authenticated: "jwt", "session", "static" or None (public).
     via: str | None = None
     #: The user has two-factor authentication enabled.
@@ -99,6 +105,14 @@ class Accountability:
     _cache: dict[tuple[str, str], CollectionAccess | None] = field(
         default_factory=dict, compare=False, repr=False
     )
+
+    @property
+    def accounts(self) -> tuple[str, ...] | None:
+        """The accounts whose items and events the caller may see: None for all (an
+        administrator, a single-tenant installation), none for a user without one."""
+        if self.admin or not self.tenant_bound:
+            return None
+        return (self.account,) if self.account else ()
 
     @property
     def admin(self) -> bool:

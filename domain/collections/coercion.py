@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -31,6 +31,8 @@ def coerce_value(value: str | int | float | bool, field: Field, op: str = "_eq")
             return _as_boolean(value, op)
         case FieldType.DATETIME:
             return _as_datetime(value, op)
+        case FieldType.DATE:
+            return _as_date(value, op)
         case FieldType.UUID:
             return _as_uuid(_as_text(value))
         case _:
@@ -107,6 +109,21 @@ def _as_datetime(value: str | int | float | bool, op: str) -> str:
         except (ValueError, OverflowError):
             pass
     raise QueryError(f'The filter value for "{op}" is not a valid date-time.')
+
+
+def _as_date(value: str | int | float | bool, op: str) -> str:
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            # A date-time compares by its day, as a date column holds no time.
+            return (
+                date.fromisoformat(text).isoformat()
+                if len(text) == 10
+                else datetime.fromisoformat(text).date().isoformat()
+            )
+        except (ValueError, OverflowError):
+            pass
+    raise QueryError(f'The filter value for "{op}" is not a valid date.')
 
 
 @lru_cache(maxsize=256)

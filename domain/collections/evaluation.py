@@ -7,7 +7,13 @@ from typing import Any
 
 from domain.collections.coercion import coerce_value, regex_pattern
 from domain.collections.filters import And, Condition, Filter, Or, Related
-from domain.collections.operators import COMPARISONS, FLAG_OPPOSITES, RANGES, STRING_MATCHES
+from domain.collections.operators import (
+    ARRAY_OPERATORS,
+    COMPARISONS,
+    FLAG_OPPOSITES,
+    RANGES,
+    STRING_MATCHES,
+)
 from domain.collections.query_errors import QueryError
 from domain.collections.schema import Collection, Field, Schema
 
@@ -119,6 +125,8 @@ def _holds(field: Field, op: str, target: Any, raw: Any) -> bool:
         return False
     if op == "_regex":
         return isinstance(raw, str) and regex_pattern(target).search(raw) is not None
+    if field.array and op in ARRAY_OPERATORS:
+        return isinstance(raw, list) and (str(target) in raw) == (op == "_contains")
     value = _item_value(raw, field)
     if value is _INCOMPARABLE:
         return False

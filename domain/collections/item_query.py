@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from domain.collections.coercion import MAX_SAFE_INTEGER, check_text
 from domain.collections.filters import MAX_NESTING, Filter, parse_filter
@@ -17,9 +17,30 @@ from domain.collections.query_errors import QueryError
 #: The counts the `meta` parameter can ask for.
 META_COUNTS = frozenset({"total_count", "filter_count"})
 
+#: The functions of the `aggregate` parameter (Directus's names; `countAll` is GraphQL's
+#: in Directus and is taken here too).
+AGGREGATE_FUNCTIONS = frozenset(
+    {"count", "countDistinct", "countAll", "sum", "sumDistinct", "avg", "avgDistinct", "min", "max"}
+)
+
 #: Directus parameters this service does not implement: refused rather than ignored,
 #: because ignoring them would answer a different question than the one asked.
-_UNSUPPORTED_PARAMETERS = frozenset({"aggregate", "groupBy", "deep", "alias"})
+_UNSUPPORTED_PARAMETERS = frozenset({"deep", "alias"})
+
+
+class Aggregate(NamedTuple):
+    """One aggregate of a query: a function of `aggregate` and a field it applies to.
+
+    `field` is "*" for `count` of the items (`aggregate[count]=*`) and for `countAll`.
+    """
+
+    function: str
+    field: str
+
+    @property
+    def name(self) -> str:
+        """How a sort names it: `count` for count(*), else `function.field` (`sum.quantity`)."""
+        return self.function if self.field == "*" else f"{self.function}.{self.field}"
 
 
 @dataclass(frozen=True)
@@ -27,7 +48,9 @@ class ItemQuery:
     """A list query: which fields, which items, in which order, which page, which counts.
 
     `limit` None reads every item (the parameter's -1); `parse_query` applies the default.
-    `sort` holds (dotted path, descending) pairs, earlier ones first.
+    `sort` holds (dotted path, descending) pairs, earlier ones first. With `aggregate` or
+    `group_by` the query answers one row per group instead of items (`fields` is then
+    ignored); `sort` then names group fields or aggregates (`count`, `sum.quantity`).
     """
 
     fields: tuple[str, ...] = ("*",)
@@ -37,9 +60,16 @@ class ItemQuery:
     limit: int | None = None
     offset: int = 0
     meta: frozenset[str] = dataclasses.field(default_factory=frozenset)
+    aggregate: tuple[Aggregate, ...] = ()
+    group_by: tuple[str, ...] = ()
+
+    @property
+    def aggregating(self) -> bool:
+        """Whether the query asks for aggregates or groups rather than items."""
+        return bool(self.aggregate or self.group_by)
 
 
-_LIST_PARAMETERS = ("fields", "sort", "meta")
+_LIST_PARAMETERS = ("fields", "sort", "meta", "groupBy")
 _SCALAR_PARAMETERS = ("search", "limit", "offset", "page")
 _KEY = re.compile(r"([^\[\]]+)((?:\[[^\[\]]*\])*)")
 _BRACKET = re.compile(r"\[([^\[\]]*)\]")
@@ -49,15 +79,18 @@ _INTEGER_TEXT = re.compile(r"\s*[+-]?[0-9]{1,20}\s*")
 def parse_query(params: Iterable[tuple[str, str]], *, default_limit: int | None = 100) -> ItemQuery:
     """An item query from URL query parameters, in order; repeated keys are kept.
 
-    `filter` comes as JSON or in bracket form (`filter[title][_eq]=x`); `fields`, `sort`
-    and `meta` as CSV and/or arrays (`fields[]=a`). Other parameters (`access_token`,
-    `export`, ...) are ignored here, except the unsupported `aggregate`, `groupBy`, `deep`
-    and `alias`, which are refused.
+    `filter` comes as JSON or in bracket form (`filter[title][_eq]=x`), `aggregate` too
+    (`aggregate[sum]=a,b`, `aggregate={"count": ["*"]}`); `fields`, `sort`, `meta` and
+    `groupBy` as CSV and/or arrays (`fields[]=a`). Other parameters (`access_token`,
+    `export`, ...) are ignored here, except the unsupported `deep` and `alias`, which are
+    refused.
     """
     lists: dict[str, list[str]] = {name: [] for name in _LIST_PARAMETERS}
     scalars: dict[str, str] = {}
     filter_json: list[str] = []
     filter_brackets: list[tuple[list[str], str]] = []
+    aggregate_json: list[str] = []
+    aggregate_brackets: dict[str, list[str]] = {}
     for key, value in params:
         if not isinstance(key, str) or not isinstance(value, str):
             raise QueryError("Query parameter names and values must be text.")
@@ -67,6 +100,17 @@ def parse_query(params: Iterable[tuple[str, str]], *, default_limit: int | None 
                 filter_brackets.append((segments, value))
             else:
                 filter_json.append(value)
+        elif name == "aggregate":
+            if not segments:
+                aggregate_json.append(value)
+            elif (
+                len(segments) > 2
+                or not segments[0]
+                or (len(segments) == 2 and not (segments[1] == "" or segments[1].isdecimal()))
+            ):
+                raise QueryError(f'Malformed query parameter "{key}".')
+            else:
+                aggregate_brackets.setdefault(segments[0], []).append(value)
         elif name in lists:
             if len(segments) > 1 or (
                 segments and not (segments[0] == "" or segments[0].isdecimal())
@@ -86,6 +130,8 @@ def parse_query(params: Iterable[tuple[str, str]], *, default_limit: int | None 
         offset=scalars.get("offset"),
         page=scalars.get("page"),
         meta=lists["meta"],
+        aggregate=_url_aggregate(aggregate_json, aggregate_brackets),
+        group_by=lists["groupBy"],
         default_limit=default_limit,
     )
 
@@ -113,6 +159,8 @@ def query_from_object(obj: Any, *, default_limit: int | None = 100) -> ItemQuery
         offset=obj.get("offset"),
         page=obj.get("page"),
         meta=_texts("meta", obj.get("meta")),
+        aggregate=_object_aggregate(obj.get("aggregate")),
+        group_by=_texts("groupBy", obj.get("groupBy")),
         default_limit=default_limit,
     )
 
@@ -127,6 +175,8 @@ def _build_query(
     offset: Any,
     page: Any,
     meta: Sequence[str],
+    aggregate: tuple[Aggregate, ...],
+    group_by: Sequence[str],
     default_limit: int | None,
 ) -> ItemQuery:
     limit_value = default_limit if limit is None else _limit(limit)
@@ -145,6 +195,8 @@ def _build_query(
         limit=limit_value,
         offset=offset_value,
         meta=_meta(_csv(meta)),
+        aggregate=aggregate,
+        group_by=tuple(dict.fromkeys(_csv(group_by))),
     )
 
 
@@ -158,7 +210,11 @@ def _split_key(key: str) -> tuple[str, list[str]]:
     match = _KEY.fullmatch(key)
     if match is None:
         name = key.split("[", 1)[0]
-        if name == "filter" or name in _LIST_PARAMETERS or name in _SCALAR_PARAMETERS:
+        if (
+            name in ("filter", "aggregate")
+            or name in _LIST_PARAMETERS
+            or name in _SCALAR_PARAMETERS
+        ):
             raise QueryError(f'Malformed query parameter "{key}".')
         return key, []
     name = match.group(1)
@@ -187,6 +243,46 @@ def _decode_filter_json(text: str) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise QueryError("Invalid JSON for filter object.") from exc
+
+
+def _url_aggregate(json_values: list[str], brackets: dict[str, list[str]]) -> tuple[Aggregate, ...]:
+    if (json_values and brackets) or len(json_values) > 1:
+        raise QueryError("Give the aggregate once: as JSON or in bracket form.")
+    if json_values:
+        return _object_aggregate(json_values[0] or None)
+    return _aggregates(brackets)
+
+
+def _object_aggregate(value: Any) -> tuple[Aggregate, ...]:
+    """The aggregates of an `aggregate` object (or its JSON text): function -> fields."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError) as exc:
+            raise QueryError("Invalid JSON for aggregate object.") from exc
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise QueryError('"aggregate" must be an object of functions and fields.')
+    return _aggregates(
+        {str(name): _texts(f"aggregate.{name}", fields) for name, fields in value.items()}
+    )
+
+
+def _aggregates(functions: Mapping[str, Sequence[str]]) -> tuple[Aggregate, ...]:
+    found: list[Aggregate] = []
+    for function, values in functions.items():
+        if function not in AGGREGATE_FUNCTIONS:
+            raise QueryError(f'Unknown aggregate function "{function}".')
+        fields = _csv(values)
+        if function == "countAll":
+            # It counts the items; a field named with it changes nothing.
+            found.append(Aggregate(function, "*"))
+            continue
+        if not fields:
+            raise QueryError(f'"aggregate[{function}]" needs a field.')
+        found.extend(Aggregate(function, field) for field in fields)
+    return tuple(dict.fromkeys(found))
 
 
 def _bracket_object(entries: list[tuple[list[str], str]]) -> Any:

@@ -6,7 +6,7 @@ import operator
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from domain.collections.schema import FieldType
+from domain.collections.schema import Field, FieldType
 
 
 class StringMatch(NamedTuple):
@@ -63,7 +63,16 @@ OPERATORS_BY_TYPE: Mapping[FieldType, frozenset[str]] = {
     FieldType.INTEGER: _ORDERED_OPERATORS,
     FieldType.FLOAT: _ORDERED_OPERATORS,
     FieldType.DATETIME: _ORDERED_OPERATORS,
+    FieldType.DATE: _ORDERED_OPERATORS,
     FieldType.BOOLEAN: frozenset({"_eq", "_neq"}) | _NULLS,
     FieldType.JSON: _NULLS,
     FieldType.HASH: HASH_OPERATORS,
 }
+#: What a list of strings takes besides null checks: whether it holds an element.
+ARRAY_OPERATORS = frozenset({"_contains", "_ncontains"})
+
+
+def operators_for(field: Field) -> frozenset[str]:
+    """The filter operators a field takes."""
+    allowed = OPERATORS_BY_TYPE[field.type]
+    return allowed | ARRAY_OPERATORS if field.array else allowed

@@ -26,6 +26,8 @@ class FieldType(StrEnum):
     FLOAT = "float"
     BOOLEAN = "boolean"
     DATETIME = "dateTime"
+    #: A calendar date `YYYY-MM-DD`, held as that text (text order is date order).
+    DATE = "date"
     JSON = "json"
     #: A one-way hash (passwords): only ever filtered on null or empty.
     HASH = "hash"
@@ -50,6 +52,13 @@ class Field:
     choices: tuple[str, ...] = ()
     #: The value a create fills in when the payload leaves the field out.
     default: object = None
+    #: A JSON list of strings; `choices`, when given, limit its elements.
+    array: bool = False
+    #: Bounds of a number field, both inclusive.
+    minimum: float | None = None
+    maximum: float | None = None
+    #: A number field that also takes its value as decimal text ("12.50").
+    decimal_text: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,8 @@ class Alias:
     #: A field the related rows must have set to count here (one junction can serve two
     #: aliases: a policy's `users` are its rows with a user, its `roles` those with a role).
     requires: str | None = None
+    #: A payload may create, update and delete the related rows through this alias.
+    writable: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +88,10 @@ class Collection:
     table: str = ""
     #: Field the list is sorted by when the query names no sort; defaults to the key.
     sort_field: str = ""
+    #: Rows that only link two items (many-to-many): they go when either item goes.
+    junction: bool = False
+    #: Kept by the service alone (the history): no request creates, changes or deletes.
+    read_only: bool = False
     _by_name: dict[str, Field] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -11,15 +11,15 @@ from typing import Any, overload
 
 from domain.collections.coercion import MAX_SAFE_INTEGER, check_text, coerce_value, regex_pattern
 from domain.collections.filters import And, Condition, Filter, Or, Purpose, Related
-from domain.collections.item_query import ItemQuery
+from domain.collections.item_query import Aggregate, ItemQuery
 from domain.collections.operators import (
     FIELD_OPERATORS,
     FLAG_OPPOSITES,
     HASH_OPERATORS,
     LIST_OPERATORS,
-    OPERATORS_BY_TYPE,
     RANGES,
     VALIDATION_ONLY,
+    operators_for,
 )
 from domain.collections.paths import (
     MAX_RELATIONAL_DEPTH,
@@ -35,6 +35,9 @@ from domain.collections.variables import is_variable
 
 # A bound that keeps hostile input from costing more than a clear error.
 _MAX_LIST_VALUES = 10_000
+#: Aggregate functions that add up values: number fields only.
+_NUMERIC_AGGREGATES = frozenset({"sum", "sumDistinct", "avg", "avgDistinct"})
+_NUMBER_TYPES = frozenset({FieldType.INTEGER, FieldType.FLOAT})
 
 
 @overload
@@ -74,13 +77,19 @@ def validate(
     type and values its operator, else QueryError. Values are cast to the field's type,
     `_eq: null` becomes `_null` and `_null: false` becomes `_nnull`. Validating a
     validated filter returns it unchanged.
+
+    A query with `aggregate` or `group_by` ignores `fields`; its aggregated and grouped
+    fields must be readable fields of the collection itself, and it sorts by those.
     """
     rules = PathRules(schema, allowed_fields, purpose)
     if not isinstance(target, ItemQuery):
         return _validate_filter(target, collection, rules, 0)
-    select(target.fields, collection, schema, allowed_fields)
-    for path, _ in target.sort:
-        _validate_sort(path, collection, rules)
+    if target.aggregating:
+        _validate_aggregation(target, collection, rules)
+    else:
+        select(target.fields, collection, schema, allowed_fields)
+        for path, _ in target.sort:
+            _validate_sort(path, collection, rules)
     if target.filter is None:
         return target
     return replace(target, filter=_validate_filter(target.filter, collection, rules, 0))
@@ -180,12 +189,63 @@ def _validate_sort(path: str, collection: Collection, rules: PathRules) -> None:
         raise QueryError(f'Cannot sort by the concealed field "{path}".')
 
 
+def _validate_aggregation(query: ItemQuery, collection: Collection, rules: PathRules) -> None:
+    for name in query.group_by:
+        if is_concealed(_own_field(collection, name, rules, "groupBy")):
+            raise QueryError(f'Cannot group by the concealed field "{name}".')
+    counts_items = {a.function for a in query.aggregate if a.field == "*"}
+    for aggregate in query.aggregate:
+        _validate_aggregate(aggregate, collection, rules)
+        if aggregate.field != "*" and aggregate.function in counts_items:
+            raise QueryError(f'"aggregate[{aggregate.function}]" takes "*" or fields, not both.')
+    functions = {a.function for a in query.aggregate}
+    clash = next((name for name in query.group_by if name in functions), None)
+    if clash is not None:
+        raise QueryError(f'The groupBy field "{clash}" has the name of an aggregate.')
+    sortable = {*query.group_by, *(a.name for a in query.aggregate)}
+    for path, _ in query.sort:
+        if path not in sortable:
+            raise QueryError(
+                f'Cannot sort by "{path}": with aggregate or groupBy, sort by a groupBy field'
+                ' or an aggregate such as "count" or "sum.quantity".'
+            )
+
+
+def _validate_aggregate(aggregate: Aggregate, collection: Collection, rules: PathRules) -> None:
+    function, name = aggregate
+    if name == "*":
+        if function not in ("count", "countAll"):
+            raise QueryError(f'"aggregate[{function}]" takes fields, not "*".')
+        return
+    field = _own_field(collection, name, rules, "aggregate")
+    if function in _NUMERIC_AGGREGATES and field.type not in _NUMBER_TYPES:
+        raise QueryError(
+            f'"{function}" takes number fields only; "{name}" is of type "{field.type}".'
+        )
+    if function in ("min", "max") and field.type is FieldType.JSON:
+        raise QueryError(f'"{function}" does not take the JSON field "{name}".')
+    if function != "count" and is_concealed(field):
+        # Counting values reveals no more than `_nnull`; anything else would leak them.
+        raise QueryError(f'"{function}" does not take the concealed field "{name}".')
+
+
+def _own_field(collection: Collection, name: str, rules: PathRules, parameter: str) -> Field:
+    """A stored, readable field of the collection itself, named in `aggregate` or `groupBy`."""
+    segments = path_segments(name)
+    if len(segments) > 1:
+        raise QueryError(f'"{parameter}" takes fields of the collection itself, not "{name}".')
+    member = readable_member(collection, name, rules)
+    if isinstance(member, Alias):
+        raise QueryError(f'"{parameter}" cannot take the to-many relation "{name}".')
+    return member
+
+
 def _validate_operator(field: Field, op: str, value: Any, purpose: Purpose) -> tuple[str, Any]:
     if op not in FIELD_OPERATORS:
         raise QueryError(f'Unknown filter operator "{op}".')
     if op in VALIDATION_ONLY:
         return _validate_validation_operator(field, op, value, purpose)
-    if op not in OPERATORS_BY_TYPE[field.type]:
+    if op not in operators_for(field):
         raise QueryError(f'"{field.type}" field type does not contain the "{op}" filter operator.')
     if field.concealed and op not in HASH_OPERATORS:
         raise QueryError(f'Field with "conceal" special does not allow the "{op}" filter operator.')

@@ -34,6 +34,9 @@ class CaptureJob(Aggregate):
         events_rejected: int
         errors: list[dict[str, Any]]
         captured_by: str | None
+        #: The capturing user's account (multi-tenant installations); events of earlier
+        #: versions have none.
+        account: str | None = None
 
     @event(Completed)
     def __init__(
@@ -48,6 +51,7 @@ class CaptureJob(Aggregate):
         events_rejected: int,
         errors: list[dict[str, Any]],
         captured_by: str | None,
+        account: str | None = None,
     ) -> None:
         self.capture_id = capture_id
         self.error_behaviour = error_behaviour
@@ -59,3 +63,4 @@ class CaptureJob(Aggregate):
         self.events_rejected = events_rejected
         self.errors = errors
         self.captured_by = captured_by
+        self.account = account

@@ -124,6 +124,10 @@ class EventQuery:
     read_points: tuple[str, ...] = ()
     biz_locations: tuple[str, ...] = ()
     biz_location_trees: tuple[Glob, ...] = ()
+    #: The places WD_bizLocation names (canonical), whose sub-locations count too.
+    within_biz_locations: tuple[str, ...] = ()
+    #: Only events captured by users of these accounts (a tenant's scope), when given.
+    capture_accounts: tuple[str, ...] | None = None
     transformation_ids: tuple[str, ...] = ()
     event_ids: tuple[str, ...] = ()
     quantity: tuple[tuple[str, float], ...] = ()
@@ -166,10 +170,10 @@ def _number(name: str, values: Sequence[str]) -> float:
     return number
 
 
-def _place_tree(value: str) -> tuple[Glob, Glob]:
-    # Without location master data, the GLN extension is the hierarchy we know:
-    # `…/414/<gln>/254/<ext>` is a sub-location of `…/414/<gln>`.
-    place = canonical_epc(value)
+def place_tree(place: str) -> tuple[Glob, Glob]:
+    """The place (canonical) and what lies within it by its GLN extension alone:
+    `…/414/<gln>/254/<ext>` is a sub-location of `…/414/<gln>`. Location master data
+    adds the rest of the hierarchy."""
     return (place,), (place + "/254/", Wildcard.ANY)
 
 
@@ -215,7 +219,9 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
         elif name == "EQ_bizLocation":
             query["biz_locations"] = tuple(canonical_epc(v) for v in values)
         elif name == "WD_bizLocation":
-            query["biz_location_trees"] = tuple(g for v in values for g in _place_tree(v))
+            places = tuple(canonical_epc(v) for v in values)
+            query["within_biz_locations"] = places
+            query["biz_location_trees"] = tuple(g for p in places for g in place_tree(p))
         elif name == "EQ_transformationID":
             query["transformation_ids"] = tuple(values)
         elif name == "EQ_eventID":

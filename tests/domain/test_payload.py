@@ -82,7 +82,5 @@ def test_a_new_item_lacking_a_required_field_is_named() -> None:
 
 
 def test_aliases_the_collection_writes_itself_pass_through() -> None:
-    values = check_payload(
-        USERS, {"policies": [{"policy": "x"}]}, writable_aliases=frozenset({"policies"})
-    )
+    values = check_payload(USERS, {"policies": [{"policy": "x"}]})
     assert values == {"policies": [{"policy": "x"}]}

@@ -8,7 +8,7 @@ import pytest
 
 from domain.collections.evaluation import matches
 from domain.collections.filters import And, Condition, Filter, Or, Related, parse_filter
-from domain.collections.item_query import ItemQuery, parse_query, query_from_object
+from domain.collections.item_query import Aggregate, ItemQuery, parse_query, query_from_object
 from domain.collections.paths import MAX_RELATIONAL_DEPTH
 from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.collections.schema import Alias, Collection, Field, FieldType, Schema
@@ -288,10 +288,67 @@ def test_other_parameters_are_ignored() -> None:
     assert q("access_token=abc&export=csv&x[y]=1&weird[=2") == ItemQuery(limit=100)
 
 
-@pytest.mark.parametrize("name", ["aggregate[count]", "groupBy", "deep", "alias[x]"])
+@pytest.mark.parametrize("name", ["deep", "alias[x]"])
 def test_unsupported_directus_parameters_are_refused(name: str) -> None:
     with pytest.raises(QueryError, match="is not supported"):
         q(f"{name}=id")
+
+
+def test_aggregate_in_bracket_form_takes_csv_and_arrays() -> None:
+    query = q(
+        "aggregate[count]=*&aggregate[sum]=age, score&aggregate[max][]=age&aggregate[min][0]=age"
+    )
+    assert query.aggregate == (
+        Aggregate("count", "*"),
+        Aggregate("sum", "age"),
+        Aggregate("sum", "score"),
+        Aggregate("max", "age"),
+        Aggregate("min", "age"),
+    )
+    assert query.aggregating
+    assert not q("fields=id").aggregating
+
+
+def test_aggregate_as_json_and_count_all() -> None:
+    query = q('aggregate={"countDistinct": "role", "avg": ["age"], "countAll": []}')
+    assert query.aggregate == (
+        Aggregate("countDistinct", "role"),
+        Aggregate("avg", "age"),
+        Aggregate("countAll", "*"),
+    )
+    assert q("aggregate[countAll]=*").aggregate == (Aggregate("countAll", "*"),)
+
+
+def test_aggregate_names_for_sorting() -> None:
+    assert Aggregate("count", "*").name == "count"
+    assert Aggregate("sum", "age").name == "sum.age"
+
+
+def test_group_by_takes_csv_and_arrays_without_repeats() -> None:
+    assert q("groupBy=role, active&groupBy[]=role").group_by == ("role", "active")
+    assert q("groupBy[]=role&groupBy[]=active").group_by == ("role", "active")
+    assert q("groupBy=role").aggregating
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("aggregate[median]=age", 'Unknown aggregate function "median".'),
+        ("aggregate[count]=", '"aggregate[count]" needs a field.'),
+        ("aggregate[count][a]=id", 'Malformed query parameter "aggregate[count][a]".'),
+        ("aggregate[count][][]=id", "Malformed query parameter"),
+        ("aggregate[]=id", "Malformed query parameter"),
+        ("aggregate={bad", "Invalid JSON for aggregate object."),
+        ('aggregate=["count"]', '"aggregate" must be an object'),
+        ('aggregate={"count": 1}', '"aggregate.count" must be a string or an array of strings.'),
+        ('aggregate={"count": "*"}&aggregate[sum]=age', "Give the aggregate once"),
+        ("groupBy[x]=role", "Malformed query parameter"),
+    ],
+)
+def test_malformed_aggregates_are_query_errors(text: str, message: str) -> None:
+    with pytest.raises(QueryError) as caught:
+        q(text)
+    assert message in str(caught.value)
 
 
 def test_malformed_known_parameters_are_refused() -> None:
@@ -327,6 +384,24 @@ def test_a_search_body_query_holds_real_json() -> None:
         offset=5,
         meta=frozenset({"total_count"}),
     )
+
+
+def test_a_search_body_query_takes_aggregate_and_group_by() -> None:
+    query = query_from_object(
+        {"aggregate": {"count": ["*"], "sum": "age,score"}, "groupBy": ["role"], "sort": "-count"}
+    )
+    assert query.aggregate == (
+        Aggregate("count", "*"),
+        Aggregate("sum", "age"),
+        Aggregate("sum", "score"),
+    )
+    assert query.group_by == ("role",)
+    assert query.sort == (("count", True),)
+    assert query_from_object({"aggregate": '{"max": ["age"]}', "groupBy": "role,active"}) == (
+        ItemQuery(limit=100, aggregate=(Aggregate("max", "age"),), group_by=("role", "active"))
+    )
+    with pytest.raises(QueryError, match='"groupBy" must be a string or an array'):
+        query_from_object({"groupBy": {"a": 1}})
 
 
 def test_a_search_body_query_accepts_csv_and_a_json_filter_string() -> None:
@@ -611,6 +686,67 @@ def test_sort_paths_are_validated() -> None:
         validate(q("sort=token"), USERS, SCHEMA)
     with pytest.raises(QueryError, match=re.escape('Invalid field path "role..name"')):
         validate(q("sort=role..name"), USERS, SCHEMA)
+
+
+def test_aggregates_and_groups_are_validated() -> None:
+    query = validate(
+        q("aggregate[count]=*&aggregate[sum]=age&groupBy=role&sort=-count,sum.age,role"),
+        USERS,
+        SCHEMA,
+    )
+    assert query.sort == (("count", True), ("sum.age", False), ("role", False))
+    # `fields` is ignored: a field that does not exist is not looked at.
+    assert validate(q("fields=nope&aggregate[count]=*"), USERS, SCHEMA).fields == ("nope",)
+    assert validate(q("aggregate[min]=email,created&aggregate[count]=token"), USERS, SCHEMA)
+    assert validate(q("groupBy=prefs,active"), USERS, SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("aggregate[sum]=email", '"sum" takes number fields only; "email" is of type "string".'),
+        ("aggregate[avgDistinct]=created", '"avgDistinct" takes number fields only'),
+        ("aggregate[min]=prefs", '"min" does not take the JSON field "prefs".'),
+        ("aggregate[max]=token", '"max" does not take the concealed field "token".'),
+        ("aggregate[countDistinct]=password", "does not take the concealed field"),
+        ("aggregate[sum]=*", '"aggregate[sum]" takes fields, not "*".'),
+        ("aggregate[count]=*,id", '"aggregate[count]" takes "*" or fields, not both.'),
+        ("aggregate[count]=role.name", '"aggregate" takes fields of the collection itself'),
+        ("groupBy=role.name", '"groupBy" takes fields of the collection itself'),
+        ("groupBy=year(created)", "Field functions"),
+        ("groupBy=token", 'Cannot group by the concealed field "token".'),
+        ("aggregate[count]=*&sort=email", 'Cannot sort by "email"'),
+        ("aggregate[sum]=age&sort=sum", 'Cannot sort by "sum"'),
+        ("groupBy=role&sort=count", 'Cannot sort by "count"'),
+    ],
+)
+def test_invalid_aggregates_are_query_errors(text: str, message: str) -> None:
+    with pytest.raises(QueryError) as caught:
+        validate(q(text), USERS, SCHEMA)
+    assert message in str(caught.value)
+
+
+def test_a_group_field_named_like_an_aggregate_is_a_query_error() -> None:
+    stock = Collection("stock", "id", (Field("id", T.INTEGER), Field("max", T.INTEGER)))
+    assert validate(q("aggregate[min]=id&groupBy=max"), stock, Schema((stock,)))
+    with pytest.raises(QueryError, match='The groupBy field "max" has the name of an aggregate'):
+        validate(q("aggregate[max]=id&groupBy=max"), stock, Schema((stock,)))
+
+
+def test_aggregates_of_a_to_many_relation_are_query_errors() -> None:
+    with pytest.raises(QueryError, match='cannot take the to-many relation "users"'):
+        validate(q("aggregate[count]=users"), ROLES, SCHEMA)
+    with pytest.raises(QueryError, match='cannot take the to-many relation "users"'):
+        validate(q("groupBy=users"), ROLES, SCHEMA)
+
+
+def test_aggregated_and_grouped_fields_must_exist_and_be_readable() -> None:
+    allowed = {"users": frozenset({"id", "role"})}
+    assert validate(q("aggregate[count]=id&groupBy=role"), USERS, SCHEMA, allowed_fields=allowed)
+    assert validate(q("aggregate[count]=*"), USERS, SCHEMA, allowed_fields=allowed)
+    for text in ("aggregate[sum]=age", "groupBy=email", "aggregate[count]=nope", "groupBy=nope"):
+        with pytest.raises(FieldForbidden):
+            validate(q(text), USERS, SCHEMA, allowed_fields=allowed)
 
 
 def test_query_filters_are_validated_with_the_query() -> None:

@@ -14,6 +14,7 @@ from domain.collections.selection import CONCEALED
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from projections.item_queries import ItemReader
+from projections.records import RecordsProjection
 
 T = FieldType
 
@@ -62,17 +63,6 @@ def uid(n: int) -> str:
 
 
 ADA, BOB, CY, DEE, EVE = (uid(n) for n in range(1, 6))
-COLUMNS = {
-    T.UUID: "TEXT",
-    T.STRING: "TEXT",
-    T.TEXT: "TEXT",
-    T.HASH: "TEXT",
-    T.DATETIME: "TEXT",
-    T.JSON: "TEXT",
-    T.INTEGER: "{bigint}",
-    T.FLOAT: "{real}",
-    T.BOOLEAN: "INTEGER",
-}
 
 
 def author(key: str, name: str, **values: Any) -> tuple[Any, ...]:
@@ -144,11 +134,11 @@ ROWS: dict[str, list[tuple[Any, ...]]] = {
 
 
 def create_tables(database: Database) -> None:
+    """The tables as the records projection makes them (search indexes included), with
+    the rows above; the triggers of SQLite's search index see the rows in."""
     with database.transaction() as conn:
+        RecordsProjection(tuple(SCHEMA)).create_tables(conn)
         for collection in SCHEMA:
-            columns = ", ".join(f'"{f.name}" {COLUMNS[f.type]}' for f in collection.fields)
-            key = f'PRIMARY KEY ("{collection.primary_key}")'
-            conn.execute(f'CREATE TABLE "{collection.table}" ({columns}, {key})')
             marks = ", ".join("?" * len(collection.fields))
             conn.executemany(
                 f'INSERT INTO "{collection.table}" VALUES ({marks})', ROWS[collection.name]
@@ -814,3 +804,123 @@ def test_rule_values_beyond_the_safe_integers_are_query_errors(reader: ItemReade
         reader.count("teams", restrict=rule)
     with pytest.raises(QueryError, match="not a valid number"):
         listed(reader, "authors", "fields=team.name", restrict_related={"teams": rule})
+
+
+# --- Aggregates and groups --------------------------------------------------------------
+
+
+def aggregated(reader: ItemReader, collection: str, query: str, **options: Any) -> list[Any]:
+    return reader.aggregate(collection, url(query), **options)
+
+
+def test_count_of_the_items_and_of_a_fields_values(reader: ItemReader) -> None:
+    assert aggregated(reader, "authors", "aggregate[count]=*") == [{"count": 5}]
+    assert aggregated(reader, "authors", "aggregate[countAll]=*") == [{"countAll": 5}]
+    assert aggregated(reader, "authors", "aggregate[count]=age,bio") == [
+        {"count": {"age": 4, "bio": 4}}
+    ]
+    assert aggregated(reader, "authors", "aggregate[countDistinct]=active,team") == [
+        {"countDistinct": {"active": 2, "team": 3}}
+    ]
+
+
+def test_sums_averages_minima_and_maxima(reader: ItemReader) -> None:
+    (row,) = aggregated(
+        reader,
+        "authors",
+        "aggregate[sum]=age,rating&aggregate[avg]=age&aggregate[sumDistinct]=team"
+        "&aggregate[avgDistinct]=team&aggregate[min]=age,name,active&aggregate[max]=joined",
+    )
+    assert row == {
+        "sum": {"age": 112, "rating": 9.75},
+        "avg": {"age": 28.0},
+        "sumDistinct": {"team": 12},
+        "avgDistinct": {"team": 4.0},
+        "min": {"age": 0, "name": "Ada", "active": False},
+        "max": {"joined": "2024-03-01T12:00:00.000Z"},
+    }
+    assert type(row["sum"]["age"]) is int
+    assert type(row["sum"]["rating"]) is float
+    assert type(row["avg"]["age"]) is float
+
+
+def test_aggregates_of_no_items(reader: ItemReader) -> None:
+    query = "aggregate[count]=*&aggregate[sum]=age&aggregate[max]=name&filter[name][_eq]=Nobody"
+    assert aggregated(reader, "authors", query) == [
+        {"count": 0, "sum": {"age": None}, "max": {"name": None}}
+    ]
+
+
+def test_group_by_puts_the_group_fields_first_sorted_by_them(reader: ItemReader) -> None:
+    assert aggregated(reader, "authors", "aggregate[count]=*&groupBy=active") == [
+        {"active": None, "count": 1},
+        {"active": False, "count": 2},
+        {"active": True, "count": 2},
+    ]
+    assert aggregated(reader, "authors", "groupBy=active,team&aggregate[max]=age") == [
+        {"active": None, "team": None, "max": {"age": None}},
+        {"active": False, "team": 2, "max": {"age": 25}},
+        {"active": False, "team": 9, "max": {"age": 0}},
+        {"active": True, "team": 1, "max": {"age": 51}},
+    ]
+
+
+def test_group_by_alone_lists_the_distinct_groups(reader: ItemReader) -> None:
+    assert aggregated(reader, "books", "groupBy=author") == [
+        {"author": None},
+        {"author": ADA},
+        {"author": BOB},
+    ]
+
+
+def test_groups_sort_by_aggregates_and_page(reader: ItemReader) -> None:
+    by_count = aggregated(reader, "authors", "aggregate[count]=*&groupBy=team&sort=-count")
+    assert [row["team"] for row in by_count] == [1, None, 2, 9]
+    pages = "aggregate[sum]=pages&groupBy=author&sort=-sum.pages"
+    assert aggregated(reader, "books", pages) == [
+        {"author": ADA, "sum": {"pages": 400}},
+        {"author": BOB, "sum": {"pages": 50}},
+        {"author": None, "sum": {"pages": 10}},
+    ]
+    assert aggregated(reader, "books", pages + "&limit=1&page=2") == [
+        {"author": BOB, "sum": {"pages": 50}}
+    ]
+    assert aggregated(reader, "authors", "groupBy=team&sort=-team&limit=2") == [
+        {"team": 9},
+        {"team": 2},
+    ]
+
+
+def test_filter_search_restrict_and_keys_choose_what_is_aggregated(reader: ItemReader) -> None:
+    query = "aggregate[count]=*&groupBy=active&filter[age][_gte]=25"
+    assert aggregated(reader, "authors", query) == [
+        {"active": False, "count": 1},
+        {"active": True, "count": 2},
+    ]
+    assert aggregated(reader, "authors", "aggregate[count]=*&search=lower") == [{"count": 1}]
+    assert aggregated(reader, "authors", "aggregate[count]=*&filter[team][name][_eq]=Red") == [
+        {"count": 2}
+    ]
+    restrict = parse_filter({"mentor": {"_eq": ADA}})
+    assert aggregated(reader, "authors", "aggregate[count]=*", restrict=restrict) == [{"count": 2}]
+    assert aggregated(reader, "authors", "aggregate[count]=*", keys=[ADA, BOB, "x"]) == [
+        {"count": 2}
+    ]
+
+
+def test_only_readable_fields_are_aggregated_or_grouped(reader: ItemReader) -> None:
+    by_team = aggregated(
+        reader, "authors", "aggregate[count]=*&groupBy=team", allowed_fields=ALLOWED
+    )
+    assert by_team == [
+        {"team": None, "count": 1},
+        {"team": 1, "count": 2},
+        {"team": 2, "count": 1},
+        {"team": 9, "count": 1},
+    ]
+    with pytest.raises(FieldForbidden, match='"age"'):
+        aggregated(reader, "authors", "aggregate[sum]=age", allowed_fields=ALLOWED)
+    with pytest.raises(FieldForbidden, match='"active"'):
+        aggregated(reader, "authors", "aggregate[count]=*&groupBy=active", allowed_fields=ALLOWED)
+    with pytest.raises(QueryError, match="number fields only"):
+        aggregated(reader, "authors", "aggregate[avg]=name")

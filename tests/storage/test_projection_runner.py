@@ -188,9 +188,9 @@ def test_a_projection_with_nothing_new_moves_its_position_to_the_head(
     service = Tracepoint(small_batches)
     head = service.store.save(*captured(10))
     service.projections.catch_up()
-    named_queries = next(p for p in service.projections.projections if p.name == "named_queries")
+    records = next(p for p in service.projections.projections if p.name == "records")
     # Otherwise every poll would search the whole log again for events it never finds.
-    assert service.projections.position(named_queries) == head
+    assert service.projections.position(records) == head
     service.close()
 
 
@@ -255,3 +255,59 @@ def test_a_few_new_events_do_not_refresh_planner_statistics(
     service.projections.catch_up()
     assert not analyzed(service)
     service.close()
+
+
+def test_tables_whose_ddl_changed_are_rebuilt_from_the_log(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(6))
+    service.projections.catch_up()
+    service.close()
+
+    wider = (
+        *EpcisEventsProjection.schema,
+        "CREATE INDEX IF NOT EXISTS epcis_events_capture ON epcis_events (capture_id)",
+    )
+    monkeypatch.setattr(EpcisEventsProjection, "schema", wider)
+    with pytest.MonkeyPatch.context() as patch:
+        dropped: list[str] = []
+        original = EpcisEventsProjection.drop_tables
+
+        def noting(self: EpcisEventsProjection, conn: Any) -> None:
+            dropped.append(self.name)
+            original(self, conn)
+
+        patch.setattr(EpcisEventsProjection, "drop_tables", noting)
+        upgraded = Tracepoint(small_batches)
+    assert dropped == [EpcisEventsProjection.name]
+    upgraded.projections.catch_up()
+    assert count(upgraded, "epcis_events") == 6
+    assert count(upgraded, "epcis_event_epcs") == 6
+    upgraded.close()
+
+
+def test_tables_whose_ddl_is_unchanged_are_kept(small_batches: Settings) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(3))
+    service.projections.catch_up()
+    service.close()
+    again = Tracepoint(small_batches)
+    assert again.projections.position(again.projections.projections[0]) > 0
+    again.close()
+
+
+def test_tables_from_before_shapes_were_recorded_are_rebuilt(small_batches: Settings) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(2))
+    service.projections.catch_up()
+    with service.database.transaction() as conn:
+        conn.execute("DELETE FROM projection_shapes")
+        conn.execute("DELETE FROM epcis_capture_jobs")  # stands for an older table
+    service.close()
+    upgraded = Tracepoint(small_batches)
+    jobs = next(p for p in upgraded.projections.projections if p.name == "capture_jobs")
+    events = next(p for p in upgraded.projections.projections if p.name == "epcis_events")
+    assert upgraded.projections.position(jobs) == 0
+    assert upgraded.projections.position(events) > 0
+    upgraded.close()

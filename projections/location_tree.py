@@ -1,0 +1,50 @@
+"""The location hierarchy (`parent_location`) as events name places, for WD_bizLocation."""
+
+import re
+from collections.abc import Sequence
+
+from domain.gs1.digital_link import GS1_RESOLVER
+from domain.masterdata.locations import location_place
+from infrastructure.database import Database
+
+_GLN = re.compile(r"/414/([0-9]{13})(?:/|$)")
+
+
+class LocationTree:
+    """Finds the places that lie within others by the locations' parent links."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def within(self, places: Sequence[str]) -> set[str]:
+        """The canonical places of every location below the locations these places name
+        (at any depth); places that name no location have nothing below them."""
+        wanted = set(places)
+        ids = wanted | {p[len(GS1_RESOLVER) - 1 :] for p in wanted if p.startswith(GS1_RESOLVER)}
+        glns = {m.group(1) for p in wanted if (m := _GLN.search(p))}
+        with self._db.transaction(write=False) as conn:
+            candidates = conn.fetchall(
+                "SELECT id, gln, gln_extension FROM location"
+                f" WHERE id IN ({_marks(ids)}) OR gln IN ({_marks(glns)})",
+                [*ids, *glns],
+            )
+            roots = [
+                row[0]
+                for row in candidates
+                if row[0] in ids or location_place(row[0], row[1], row[2]) in wanted
+            ]
+            if not roots:
+                return set()
+            rows = conn.fetchall(
+                "WITH RECURSIVE tree(id) AS ("
+                f" SELECT id FROM location WHERE parent_location IN ({_marks(roots)})"
+                " UNION SELECT l.id FROM location l JOIN tree t ON l.parent_location = t.id)"
+                " SELECT l.id, l.gln, l.gln_extension FROM location l JOIN tree t ON l.id = t.id",
+                roots,
+            )
+        return {location_place(row[0], row[1], row[2]) for row in rows}
+
+
+def _marks(values: set[str] | list[str]) -> str:
+    # `IN ()` is not SQL; NULL matches nothing.
+    return ", ".join("?" * len(values)) or "NULL"
