@@ -29,14 +29,20 @@ typecheck: $(STAMP)
 layers: $(STAMP)
 	$(BIN)/lint-imports
 
+# Test workers: one more than the cores, as tests spend much of their time waiting on
+# the database. `make unit PYTEST_WORKERS=0` runs them in this process.
+PYTEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
+
 unit: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
 
 test: lint typecheck layers unit
 
-# BENCH_ARGS="--events 100000" picks smaller sizes; see docs/performance.md.
+# BENCH_ARGS="--events 100000" and ITEM_BENCH_ARGS="--items 10000" pick smaller sizes;
+# see docs/performance.md.
 bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
+	$(BIN)/python -m bench.item_search $(ITEM_BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
