@@ -320,3 +320,12 @@ def test_events_stored_before_addresses_were_kept_still_load(store: EventStore) 
         del state["ip"], state["user_agent"]
         loaded: Any = mapper.to_domain_event(dataclasses.replace(stored, state=orjson.dumps(state)))
         assert (loaded.ip, loaded.user_agent) == (None, None)
+
+
+async def test_the_activity_is_found_by_search_through_its_index(client: Client) -> None:
+    folder = await ok(client, "POST", "/folders", {"name": "indexed"})
+    found = await ok(
+        client, "GET", "/activity", params={"search": "folders", "fields": "item,action"}
+    )
+    assert {"item": folder["id"], "action": "create"} in found
+    assert await ok(client, "GET", "/activity", params={"search": "no-such-thing"}) == []
