@@ -65,6 +65,33 @@ class _ReadScope:
     rules: Mapping[str, Filter] | None
 
 
+class _RulesOnDemand(Mapping[str, Filter]):
+    """The item rules of the readable collections, each worked out (parsed, checked,
+    its variables resolved) when a query first reaches its collection: a read touches a
+    few of the dozens of collections a caller may read."""
+
+    def __init__(self, rule_of: Callable[[str], Filter | None], names: Iterable[str]) -> None:
+        self._rule_of = rule_of
+        self._names = tuple(names)
+        self._known: dict[str, Filter | None] = {}
+
+    def __getitem__(self, name: str) -> Filter:
+        if name not in self._known:
+            if name not in self._names:
+                raise KeyError(name)
+            self._known[name] = self._rule_of(name)
+        rule = self._known[name]
+        if rule is None:
+            raise KeyError(name)
+        return rule
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._names if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 @dataclass(frozen=True)
 class ItemList:
     """A page of items and, when asked for, their counts."""
@@ -285,15 +312,17 @@ class ItemsService:
         if caller.access(spec.name, "read") is None:
             raise Forbidden(_no_collection(spec.name))
         fields: dict[str, frozenset[str]] = {}
-        rules: dict[str, Filter] = {}
+        readable: dict[str, CollectionAccess] = {}
         for other in self.schema:
             access = caller.access(other.name, "read")
-            if access is None:
-                continue
-            fields[other.name] = frozenset(access.fields)
-            rule = self._rule(access, other, caller)
-            if rule is not None:
-                rules[other.name] = rule
+            if access is not None:
+                fields[other.name] = frozenset(access.fields)
+                readable[other.name] = access
+
+        def rule_of(name: str) -> Filter | None:
+            return self._rule(readable[name], self.schema[name], caller)
+
+        rules = _RulesOnDemand(rule_of, readable)
         return _ReadScope(rules.get(spec.name), fields, rules)
 
     def _rule(

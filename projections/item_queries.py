@@ -121,15 +121,21 @@ class _RuleBook:
     """The item rules of the collections a query reaches, validated once, compiled where
     a relation is crossed."""
 
-    def __init__(self, schema: Schema, dialect: Dialect, rules: Rules) -> None:
+    def __init__(
+        self, schema: Schema, dialect: Dialect, rules: Rules, fallback: Rules | None = None
+    ) -> None:
         self._schema = schema
         self._dialect = dialect
+        # Looked up, never copied: the caller may work a rule out only when it is reached.
         self._rules = rules
+        self._fallback = fallback or {}
         self._checked: dict[str, Filter] = {}
 
     def condition(self, collection: Collection, alias: str) -> _Sql | None:
         """The rule of `collection` on its table aliased `alias`, None when it has none."""
         rule = self._rules.get(collection.name)
+        if rule is None:
+            rule = self._fallback.get(collection.name)
         if rule is None:
             return None
         checked = self._checked.get(collection.name)
@@ -708,10 +714,8 @@ class ItemReader:
     def _rule_book(
         self, collection: Collection, restrict: Filter | None, related: Rules | None
     ) -> _RuleBook:
-        rules = dict(related or {})
-        if restrict is not None:
-            rules.setdefault(collection.name, restrict)
-        return _RuleBook(self._schema, self._db.dialect, rules)
+        own = {collection.name: restrict} if restrict is not None else {}
+        return _RuleBook(self._schema, self._db.dialect, related or {}, own)
 
     def _where(
         self,
