@@ -300,6 +300,13 @@ class Database:
             self._sqlite_all.clear()
 
 
+def in_list(column: str, values: Sequence[Any], params: list[Any]) -> str:
+    """`column IN (?, ...)` for these values, appending them to `params`; an empty list
+    matches nothing (`IN ()` is not SQL)."""
+    params.extend(values)
+    return f"{column} IN ({', '.join('?' * len(values)) or 'NULL'})"
+
+
 def chunks(values: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     """Split a long parameter list so no statement exceeds the driver's limits."""
     for start in range(0, len(values), size):

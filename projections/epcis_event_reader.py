@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.epcis.event_query import EventQuery
-from infrastructure.database import Database, Dialect, glob_condition
+from infrastructure.database import Database, Dialect, glob_condition, in_list
 
 _ORDER_COLUMN = {
     "position": "e.position",
@@ -29,11 +29,6 @@ class PageRow:
     namespaces: str | None
 
 
-def _in(column: str, values: tuple[Any, ...], params: list[Any]) -> str:
-    params.extend(values)
-    return f"{column} IN ({', '.join('?' * len(values))})"
-
-
 def _any_glob(dialect: Dialect, column: str, globs: tuple[Any, ...], params: list[Any]) -> str:
     parts = []
     for glob in globs:
@@ -47,7 +42,7 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
     """The WHERE conditions of a query over `epcis_events e`, appending their parameters."""
     where: list[str] = []
     if query.event_types:
-        where.append(_in("e.event_type", query.event_types, params))
+        where.append(in_list("e.event_type", query.event_types, params))
     for column, bound, op in (
         ("e.event_time", query.ge_event_time, ">="),
         ("e.event_time", query.lt_event_time, "<"),
@@ -67,13 +62,11 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
         ("e.event_id", query.event_ids),
     ):
         if values:
-            where.append(_in(column, values, params))
+            where.append(in_list(column, values, params))
     if query.biz_location_trees:
         where.append(_any_glob(dialect, "e.biz_location", query.biz_location_trees, params))
     if query.capture_accounts is not None:
-        accounts = (
-            _in("j.account", query.capture_accounts, params) if query.capture_accounts else "1 = 0"
-        )
+        accounts = in_list("j.account", query.capture_accounts, params)
         where.append(
             f"e.capture_id IN (SELECT j.capture_id FROM epcis_capture_jobs j WHERE {accounts})"
         )
@@ -90,13 +83,13 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
             else ("epcis_event_quantities", "x.epc_class")
         )
         patterns = _any_glob(dialect, column, match.patterns, params)
-        roles = _in("x.role", match.roles, params)
+        roles = in_list("x.role", match.roles, params)
         where.append(
             f"e.position IN (SELECT x.position FROM {table} x WHERE {patterns} AND {roles})"
         )
     for typed in query.typed_values:
         table, direction = _TYPED_TABLE[typed.kind]
-        typed_conditions = [_in("t.value", typed.values, params), "t.type = ?"]
+        typed_conditions = [in_list("t.value", typed.values, params), "t.type = ?"]
         params.append(typed.type)
         if direction is not None:
             typed_conditions.append("t.direction = ?")

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 from domain.gs1.digital_link import GS1_RESOLVER
 from domain.masterdata.locations import location_place
-from infrastructure.database import Database
+from infrastructure.database import Database, in_list
 
 _GLN = re.compile(r"/414/([0-9]{13})(?:/|$)")
 
@@ -22,11 +22,11 @@ class LocationTree:
         wanted = set(places)
         ids = wanted | {p[len(GS1_RESOLVER) - 1 :] for p in wanted if p.startswith(GS1_RESOLVER)}
         glns = {m.group(1) for p in wanted if (m := _GLN.search(p))}
+        params: list[str] = []
+        where = f"{in_list('id', list(ids), params)} OR {in_list('gln', list(glns), params)}"
         with self._db.transaction(write=False) as conn:
             candidates = conn.fetchall(
-                "SELECT id, gln, gln_extension FROM location"
-                f" WHERE id IN ({_marks(ids)}) OR gln IN ({_marks(glns)})",
-                [*ids, *glns],
+                f"SELECT id, gln, gln_extension FROM location WHERE {where}", params
             )
             roots = [
                 row[0]
@@ -35,16 +35,12 @@ class LocationTree:
             ]
             if not roots:
                 return set()
+            params = []
             rows = conn.fetchall(
                 "WITH RECURSIVE tree(id) AS ("
-                f" SELECT id FROM location WHERE parent_location IN ({_marks(roots)})"
+                f" SELECT id FROM location WHERE {in_list('parent_location', roots, params)}"
                 " UNION SELECT l.id FROM location l JOIN tree t ON l.parent_location = t.id)"
                 " SELECT l.id, l.gln, l.gln_extension FROM location l JOIN tree t ON l.id = t.id",
-                roots,
+                params,
             )
         return {location_place(row[0], row[1], row[2]) for row in rows}
-
-
-def _marks(values: set[str] | list[str]) -> str:
-    # `IN ()` is not SQL; NULL matches nothing.
-    return ", ".join("?" * len(values)) or "NULL"

@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from infrastructure.database import Database
+from infrastructure.database import Database, in_list
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,7 @@ class ReadModels:
             sql += " AND position < ?"
             params.append(before_position)
         if accounts is not None:
-            sql += f" AND account IN ({', '.join('?' * len(accounts)) or 'NULL'})"
-            params.extend(accounts)
+            sql += " AND " + in_list("account", accounts, params)
         sql += " ORDER BY position DESC LIMIT ?"
         params.append(limit)
         with self._db.transaction(write=False) as conn:
@@ -105,8 +104,7 @@ class ReadModels:
     ) -> list[NamedQueryRow]:
         if accounts is not None:
             # The column exists where accounts do: in multi-tenant installations.
-            condition += f" AND account IN ({', '.join('?' * len(accounts)) or 'NULL'})"
-            params = [*params, *accounts]
+            condition += " AND " + in_list("account", accounts, params)
         with self._db.transaction(write=False) as conn:
             rows = conn.fetchall(
                 "SELECT name, query, user_created, date_created FROM epcis_queries"
