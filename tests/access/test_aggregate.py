@@ -79,7 +79,9 @@ async def test_group_by_with_sort_filter_search_and_paging(client: Client) -> No
 
 async def test_search_body_takes_aggregate_and_group_by(client: Client) -> None:
     await notifications(client)
-    body = {"query": {"aggregate": {"count": ["*"]}, "groupBy": ["status"], "sort": ["-count"]}}
+    body: dict[str, Any] = {
+        "query": {"aggregate": {"count": ["*"]}, "groupBy": ["status"], "sort": ["-count"]}
+    }
     assert await ok(client, "SEARCH", "/notifications", body) == [
         {"status": "inbox", "count": 3},
         {"status": "archived", "count": 2},

@@ -46,7 +46,8 @@ USER = "8c5b4a3e-1f2d-4e6a-9b7c-0d1e2f3a4b5c"
 
 def q(text: str) -> ItemQuery:
     """An item query from a query string (values not URL-encoded)."""
-    return parse_query([tuple(part.split("=", 1)) for part in text.split("&")])
+    pairs = [part.split("=", 1) for part in text.split("&")]
+    return parse_query([(key, value) for key, value in pairs])
 
 
 def checked(raw: Any, collection: Collection = USERS, **options: Any) -> Filter:
@@ -359,8 +360,9 @@ def test_malformed_known_parameters_are_refused() -> None:
 
 
 def test_parameters_must_be_text() -> None:
+    five: Any = 5
     with pytest.raises(QueryError, match="must be text"):
-        parse_query([("limit", 5)])
+        parse_query([("limit", five)])
 
 
 def test_a_search_body_query_holds_real_json() -> None:
@@ -516,7 +518,9 @@ def test_depth_counts_across_to_many_relations() -> None:
     ],
 )
 def test_each_type_takes_its_operators_only(field: str, operator: str) -> None:
-    field_type = USERS.field(field).type
+    spec = USERS.field(field)
+    assert spec is not None
+    field_type = spec.type
     message = f'"{field_type}" field type does not contain the "{operator}" filter operator.'
     assert error({field: {operator: "1"}}) == message
 
