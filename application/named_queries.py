@@ -53,7 +53,7 @@ class EpcisQueriesRules(CollectionRules):
     def prepare(self, values: Item, *, creating: bool) -> Item:
         """Check the name and normalise the query parameters."""
         if creating and not (isinstance(values.get("name"), str) and _NAME.match(values["name"])):
-            raise InvalidPayload(f'"name" {_NAME_RULE}')
+            raise InvalidPayload(f"name {_NAME_RULE}")
         if values.get("query") is not None:
             try:
                 values = {**values, "query": checked_query(values["query"])}
@@ -88,21 +88,25 @@ class NamedQueryService:
         self._blocking = blocking
 
     async def define(self, name: Any, query: Any, caller: Accountability) -> NamedQueryRow:
-        """Store a new named query; AlreadyExists if the name is taken."""
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise InvalidRequest(f"name {_NAME_RULE}")
-        parameters = checked_query(query)
+        """Store a new named query; InvalidRequest for a bad name or query (the checks of
+        EpcisQueriesRules), AlreadyExists if the name is taken."""
         try:
             stored = await self._items.create(
                 _on_behalf_of(caller),
                 EPCIS_QUERIES.name,
-                [{"name": name, "query": parameters}],
+                [{"name": name, "query": query}],
                 ItemQuery(fields=("*",)),
             )
         except RecordNotUnique as exc:
             raise AlreadyExists(f"A query named '{name}' already exists") from exc
-        item = (stored or [{}])[0]
-        return NamedQueryRow(name, parameters, item.get("user_created"), item["date_created"])
+        except InvalidPayload as exc:
+            raise InvalidRequest(str(exc.extensions.get("reason", exc.message))) from exc
+        # Written with administrator rights, the item is always read back.
+        assert stored is not None
+        item = stored[0]
+        return NamedQueryRow(
+            item["name"], item["query"], item["user_created"], item["date_created"]
+        )
 
     async def get(self, name: str, accounts: tuple[str, ...] | None = None) -> NamedQueryRow:
         """One named query (of these accounts, when given); NotFound if there is none."""
