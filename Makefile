@@ -43,6 +43,7 @@ test: lint typecheck layers unit
 bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 	$(BIN)/python -m bench.item_search $(ITEM_BENCH_ARGS)
+	$(BIN)/python -m bench.codes $(CODE_BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -10,6 +10,7 @@ from api import (
     history,
     items,
     me,
+    resolver,
     server,
     system_collections,
     user_flows,
@@ -37,6 +38,8 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     files.add_routes(app)
     history.add_routes(app)
     items.add_routes(app)
+    # Last: a short code is any one segment no other route claims.
+    app.add_routes(resolver.routes)
     if manage_lifecycle:
 
         async def start(app: web.Application) -> None:

@@ -247,6 +247,49 @@ class FilesService:
             if staged is not None:
                 await self._blocking.run(staged.pending.discard)
 
+    async def store(
+        self,
+        filename: str,
+        media_type: str,
+        data: bytes,
+        *,
+        owner: str | None,
+        account: str | None = None,
+    ) -> str:
+        """Keep bytes the service made (a reservation's export) as a file item, uploaded
+        by `owner` and of `account` where there are accounts; the new file's key."""
+        key = str(uuid.uuid4())
+        now = _now()
+        payload: Item = {
+            "id": key,
+            "type": media_type,
+            "filename_download": filename,
+            "title": _title(filename),
+            "storage": STORAGE,
+        }
+        if account is not None:
+            payload["account"] = account
+        # The service's own files are not uploads: the upload limit does not apply.
+        pending = await self._blocking.run(self._storage.begin, len(data))
+        try:
+            await self._blocking.run(pending.write, data)
+            disk_name = key + _extension(filename, media_type)
+            facts = {
+                "uploaded_by": owner,
+                "created_on": now,
+                "uploaded_on": now,
+                "filename_disk": disk_name,
+                "filesize": pending.size,
+            }
+            staged = _Staged(key, pending, payload, facts, disk_name)
+            async with self._locks.hold([key]):
+                with self._rules.expecting({key: facts}):
+                    await self._items.create(SYSTEM, FILES.name, [payload], ItemQuery())
+                await self._commit([staged], created_keys=[key])
+        finally:
+            await self._blocking.run(pending.discard)
+        return key
+
     async def remove_deleted(self, keys: Sequence[Any]) -> None:
         """Remove the bytes of those of these files whose items are gone (call it once a
         delete is stored)."""

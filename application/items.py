@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from application.blocking import BlockingRunner
 from application.errors import (
@@ -192,6 +192,14 @@ class _Batch:
         return self.store.save(*self.aggregates.values())
 
 
+class BulkItems(Protocol):
+    """Where the items of a bulk collection live (see `Collection.bulk`)."""
+
+    def record(self, load: Callable[[str], Any], key: Any) -> Any:
+        """The item `key` as a record: `values`, `deleted` and `update(changes, actor,
+        at, ip=, user_agent=)`, over aggregates that `load` gets from the batch."""
+
+
 class ItemsService:
     """The use cases behind `/users`, `/roles`, `/policies`... and `/items/<collection>`."""
 
@@ -207,8 +215,10 @@ class ItemsService:
         read_your_writes_timeout: float,
         guard: Guard = lambda aggregates: None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        bulk: Mapping[str, BulkItems] | None = None,
     ) -> None:
         self._store = store
+        self._bulk = dict(bulk or {})
         self._guard = guard
         self._reader = reader
         self.schema = schema
@@ -553,7 +563,11 @@ class ItemsService:
         self, batch: _Batch, spec: Collection, rules: CollectionRules, key: Any, values: Item
     ) -> None:
         """Update one record in the batch, with its unique values."""
-        record: Record = batch.load(Record.create_id(spec.name, str(key)))
+        record: Record = (
+            self._bulk[spec.name].record(batch.load, key)
+            if spec.bulk
+            else batch.load(Record.create_id(spec.name, str(key)))
+        )
         if record.deleted:
             raise Forbidden(_no_permission("update", spec.name))
         before = dict(record.values)
@@ -571,6 +585,11 @@ class ItemsService:
     ) -> CollectionAccess | None:
         if spec.read_only:
             raise Forbidden(_no_permission(action, spec.name))
+        if spec.bulk and action != "update":
+            raise Forbidden(
+                f'Items of "{spec.name}" are made by the service; they can be changed but'
+                f" not {action}d by a request."
+            )
         if caller.admin:
             return None
         access = caller.access(spec.name, action)
@@ -736,7 +755,9 @@ class ItemsService:
     def _cascade(self, batch: _Batch, spec: Collection, key: Any) -> None:
         """What points at a deleted item: junction rows go, other references are cleared."""
         for other in self.schema:
-            if other.read_only:
+            # Generated codes keep naming their product, job or reservation: they are
+            # what was printed, and history.
+            if other.read_only or other.bulk:
                 continue
             for field in other.fields:
                 if field.relation != spec.name:

@@ -9,14 +9,24 @@ from pathlib import Path
 from application.access import AccessService
 from application.admin_guard import AdminGuard
 from application.authentication import Authenticator, TokenLifetimes
+from application.background import Background
 from application.blocking import BlockingRunner
 from application.bootstrap import AdminBootstrap, BootstrapCredentials
 from application.capture import CaptureService
 from application.catalogue import build_schema, record_collections
+from application.code_pools import CodePools, parse_pools
+from application.code_reservations import CodeReservations
+from application.code_rules import (
+    CodeRecords,
+    CodeReservationRules,
+    IdentifierJobRules,
+    UniqueCodeRules,
+)
 from application.errors import Unprocessable
 from application.event_analysis import EventAnalyser
 from application.event_queries import EventQueryService
 from application.files import FilesRules, FilesService
+from application.identifier_jobs import CodeSettings, IdentifierJobs
 from application.items import CollectionRules, ItemsService, Origin
 from application.master_data_rules import (
     LocationRules,
@@ -29,6 +39,7 @@ from application.named_query_migration import migrate_named_queries
 from application.outbox import Outbox
 from application.page_tokens import PageTokens
 from application.read_model_follower import ReadModelFollower
+from application.resolver import Resolver
 from application.system_collections import (
     EXTRA_PERMISSION_COLLECTIONS,
     NotificationsRules,
@@ -40,6 +51,8 @@ from application.system_collections import (
 from application.throttle import Throttle
 from application.user_flows import FlowSettings, UserFlows, allow_list
 from domain.access.policies import SYSTEM
+from domain.codes.integrity import DuplicateThresholds
+from domain.codes.reserved import RESERVED_SEGMENTS
 from domain.collections.coercion import format_datetime
 from domain.collections.item_query import ItemQuery
 from infrastructure.access_tokens import AccessTokens
@@ -55,6 +68,8 @@ from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
 from projections.access_reader import AccessReader
 from projections.capture_jobs import CaptureJobsProjection
+from projections.code_reader import CodeReader
+from projections.code_scans import CodeScansProjection
 from projections.epcis_event_reader import EpcisEventReader
 from projections.epcis_events import EpcisEventsProjection
 from projections.history import HistoryProjection
@@ -63,6 +78,7 @@ from projections.location_tree import LocationTree
 from projections.readers import ReadModels
 from projections.records import RecordsProjection
 from projections.runner import ProjectionRunner
+from projections.unique_codes import UniqueCodesProjection
 
 log = logging.getLogger(__name__)
 
@@ -98,11 +114,16 @@ def build_projection_runner(
     store: EventStore, database: Database, batch_size: int, multi_tenant: bool = False
 ) -> ProjectionRunner:
     """Every projection of the service, in one runner."""
+    collections = record_collections(multi_tenant)
+    by_name = {c.name: c for c in collections}
     projections = [
         EpcisEventsProjection(),
         CaptureJobsProjection(),
-        RecordsProjection(record_collections(multi_tenant)),
+        # Codes and scans have projections of their own; the rest are records.
+        RecordsProjection([c for c in collections if not c.bulk and not c.read_only]),
         HistoryProjection(tuple(build_schema(multi_tenant))),
+        UniqueCodesProjection(by_name["unique_code"]),
+        CodeScansProjection(by_name["code_scan"]),
     ]
     # Before access control, a projection named "users" kept a narrower users table.
     # Named queries were a projection of their own before they became records.
@@ -163,6 +184,8 @@ class Tracepoint:
         self.outbox = Outbox(_mailer(settings))
         access_reader = AccessReader(self.database, multi_tenant=settings.multi_tenant)
         self._files_rules = FilesRules()
+        self.background = Background()
+        self.codes = CodeReader(self.database)
         self.items = ItemsService(
             self.store,
             ItemReader(self.database, self.schema),
@@ -172,6 +195,7 @@ class Tracepoint:
             self.blocking,
             read_your_writes_timeout=settings.read_your_writes_timeout,
             guard=AdminGuard(access_reader).check,
+            bulk={"unique_code": CodeRecords(self.codes)},
         )
         self.files = FilesService(
             self.items,
@@ -180,6 +204,52 @@ class Tracepoint:
             self.blocking,
             max_upload_bytes=settings.max_upload_bytes,
         )
+        self.identifier_jobs = IdentifierJobs(
+            self.store,
+            self.database,
+            self.codes,
+            self.projections,
+            CodeSettings(
+                link_base=self._link_base,
+                chunk_size=settings.code_chunk_size,
+                max_quantity=settings.code_job_max_quantity,
+                reserved=RESERVED_SEGMENTS,
+            ),
+        )
+        self.code_pools = CodePools(
+            parse_pools(settings.code_pools),
+            self.store,
+            self.database,
+            self.codes,
+            self.projections,
+            max_quantity=settings.code_job_max_quantity,
+        )
+        self.code_reservations = CodeReservations(
+            self.store,
+            self.database,
+            self.codes,
+            self.projections,
+            self.follower,
+            self.files,
+            self.identifier_jobs,
+            self.code_pools,
+            self.blocking,
+        )
+        self.resolver = Resolver(
+            self.store,
+            self.codes,
+            self.items,
+            self.blocking,
+            DuplicateThresholds(
+                distance_km=settings.integrity_duplicate_km,
+                window_seconds=settings.integrity_duplicate_window,
+            ),
+            self.follower,
+            read_your_writes_timeout=settings.read_your_writes_timeout,
+        )
+        self.background.every("codes", settings.code_worker_interval, self.work_on_codes)
+        if self.code_pools.pools:
+            self.background.every("code-pools", settings.code_pool_interval, self.refill_pools)
         self.named_queries = NamedQueryService(
             self.items, self.read_models, self.events, self.blocking
         )
@@ -236,11 +306,37 @@ class Tracepoint:
             "files": self._files_rules,
             "shipment_notice": ShipmentNoticeRules(),
             "epcis_queries": EpcisQueriesRules(),
+            "identifier_job": IdentifierJobRules(
+                self._link_base, self.settings.code_job_max_quantity, self._wake_code_work
+            ),
+            "code_reservation": CodeReservationRules(
+                self.settings.code_job_max_quantity, self._wake_code_work
+            ),
+            "unique_code": UniqueCodeRules(),
             **self._identifier_rules(),
         }
 
+    @property
+    def _link_base(self) -> str:
+        return self.settings.digital_link_base or self.settings.public_url
+
+    def _wake_code_work(self) -> None:
+        self.background.wake("codes")
+
+    async def work_on_codes(self) -> None:
+        """Run the identifier jobs and serve the reservations that are waiting."""
+        await self.blocking.run(self.identifier_jobs.run_waiting)
+        await self.code_reservations.run_waiting()
+        # What the work wrote is readable once it returns.
+        await self.blocking.run(self.projections.catch_up)
+
+    async def refill_pools(self) -> None:
+        """Order codes for the pools that run low, and run them."""
+        if await self.blocking.run(self.code_pools.refill):
+            await self.work_on_codes()
+
     def _identifier_rules(self) -> dict[str, CollectionRules]:
-        base = self.settings.digital_link_base or self.settings.public_url
+        base = self._link_base
         schemes = identifier_schemes(self.settings.standard_identifiers)
         return {
             name: (LocationRules if name == "location" else StandardIdentifiers)(name, scheme, base)
@@ -282,9 +378,12 @@ class Tracepoint:
         await self.blocking.run(migrate_named_queries, self.store, self.instance)
         await self.follower.start()
         self.analyser.start()
+        if self.settings.background_work:
+            await self.background.start()
 
     async def stop(self) -> None:
         """Stop background work and close every connection."""
+        await self.background.stop()
         await self.follower.stop()
         await self.outbox.flush()
         self.close()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
+import orjson
 import psycopg
 from psycopg_pool import ConnectionPool
 
@@ -174,6 +175,9 @@ class Database:
     def __init__(self, url: DatabaseUrl, pool_size: int = 8) -> None:
         self.url = url
         self._closed = False
+        #: Names this process holds through `try_exclusive`.
+        self._held: set[str] = set()
+        self._held_lock = threading.Lock()
         if url.backend == "sqlite":
             url.ensure_directory()
             _enable_wal(url.path)
@@ -268,6 +272,39 @@ class Database:
                 raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
                 raw.commit()
 
+    @contextmanager
+    def try_exclusive(self, name: str) -> Iterator[bool]:
+        """Like `exclusive`, but yields False at once when someone holds the lock: for work
+        that any one process may do (a background job), not all of them in turn."""
+        with self._held_lock:
+            if name in self._held:
+                mine = False
+            else:
+                self._held.add(name)
+                mine = True
+        if not mine:
+            yield False
+            return
+        try:
+            if self._pg_pool is None:
+                yield True
+                return
+            key = lock_key(name)
+            with self._pg_pool.connection() as raw:
+                got = raw.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+                raw.commit()
+                if not got or not got[0]:
+                    yield False
+                    return
+                try:
+                    yield True
+                finally:
+                    raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                    raw.commit()
+        finally:
+            with self._held_lock:
+                self._held.discard(name)
+
     def analyze(self, tables: Sequence[str]) -> None:
         """Refresh the query planner's statistics of these tables (PostgreSQL).
 
@@ -298,6 +335,17 @@ class Database:
             for conn in self._sqlite_all:
                 conn.close()
             self._sqlite_all.clear()
+
+
+def any_of(dialect: Dialect, column: str, values: Sequence[Any], params: list[Any]) -> str:
+    """`column` equal to any of many values, as one parameter: an array on PostgreSQL, a
+    JSON array on SQLite. For thousands of values, where `in_list` would need thousands
+    of parameters (and statements)."""
+    if dialect.name == "postgresql":
+        params.append(list(values))
+        return f"{column} = ANY(?)"
+    params.append(orjson.dumps(list(values)).decode())
+    return f"{column} IN (SELECT value FROM json_each(?))"
 
 
 def in_list(column: str, values: Sequence[Any], params: list[Any]) -> str:

@@ -113,6 +113,45 @@ class Settings(BaseSettings):
         description="Products and lots with a known GTIN get GS1 ids and Digital Links "
         "unless their own use_gs1_identifiers says otherwise.",
     )
+    background_work: bool = Field(
+        default=True,
+        description="Run identifier jobs, reservations and pool refills in this process "
+        "(several processes may; each job runs in one).",
+    )
+    code_pools: str = Field(
+        default="[]",
+        description='Pools of codes kept topped up, as JSON: [{"type": "sgtin", "product": '
+        '"<product pk>", "minimum": 10000, "batch": 50000}] (other identifier_job fields '
+        "may be given too).",
+    )
+    code_job_max_quantity: int = Field(
+        default=1_000_000,
+        ge=1,
+        description="Most codes one identifier job or reservation asks for.",
+    )
+    code_chunk_size: int = Field(
+        default=10_000, ge=1, le=100_000, description="Codes written per chunk (one event)."
+    )
+    code_worker_interval: Duration = Field(
+        default=5.0, gt=0, description="Seconds between looks for waiting jobs and reservations."
+    )
+    code_pool_interval: Duration = Field(
+        default=60.0, gt=0, description="Seconds between checks of the code pools."
+    )
+    integrity_duplicate_km: float = Field(
+        default=100.0,
+        gt=0,
+        description="Scans of one code farther apart than this within "
+        "the window below make a `duplicated` integrity result.",
+    )
+    integrity_duplicate_window: Duration = Field(
+        default=3600.0, gt=0, description="Seconds (or 15m, 12h, 7d) of the duplicate rule."
+    )
+    scan_country_header: str = Field(
+        default="CF-IPCountry",
+        description="Request header holding the scanning client's country (ISO 3166 "
+        "alpha-2), as a CDN or proxy sets it; used by the `diverted` rule.",
+    )
     email_smtp_host: str | None = Field(
         default=None, validation_alias=_spec_name("EMAIL_SMTP_HOST")
     )

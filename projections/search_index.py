@@ -55,11 +55,14 @@ _MAX_NAME = 63
 
 
 def search_fields(collection: Collection) -> tuple[Field, ...]:
-    """The fields `search` matches as text: string and text fields, not concealed."""
+    """The fields `search` matches as text: string and text fields, not concealed (or
+    those the collection names)."""
     return tuple(
         field
         for field in collection.fields
-        if field.type in (FieldType.STRING, FieldType.TEXT) and not is_concealed(field)
+        if field.type in (FieldType.STRING, FieldType.TEXT)
+        and not is_concealed(field)
+        and (not collection.search or field.name in collection.search)
     )
 
 

@@ -92,6 +92,11 @@ class Collection:
     junction: bool = False
     #: Kept by the service alone (the history): no request creates, changes or deletes.
     read_only: bool = False
+    #: Written by the service in chunks, not as records (generated codes): requests may
+    #: change items but neither create nor delete them.
+    bulk: bool = False
+    #: The fields `search` looks in; empty means every text field.
+    search: tuple[str, ...] = ()
     _by_name: dict[str, Field] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -1,7 +1,7 @@
 """Every item collection, and which of them have `/items/<collection>` endpoints."""
 
 from domain.masterdata.certifications import CERTIFICATION
-from domain.masterdata.codes import CODE_RESERVATION, IDENTIFIER_JOB, UNIQUE_CODE
+from domain.masterdata.codes import CODE_RESERVATION, CODE_SCAN, IDENTIFIER_JOB, UNIQUE_CODE
 from domain.masterdata.epcis_queries import EPCIS_QUERIES
 from domain.masterdata.integrity import INTEGRITY_CHECK_RESULT
 from domain.masterdata.locations import LOCATION, LOCATION_CERTIFICATIONS, LOCATION_TRANSLATIONS
@@ -41,6 +41,8 @@ DEPENDENT_COLLECTIONS = (
     ORGANISATION_CERTIFICATIONS,
     PRODUCT_CERTIFICATIONS,
     SHIPMENT_NOTICE_LINE_ITEM,
+    # Kept by the resolver, read-only.
+    CODE_SCAN,
 )
 
 MASTER_DATA_COLLECTIONS = ITEM_COLLECTIONS + DEPENDENT_COLLECTIONS

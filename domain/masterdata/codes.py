@@ -5,6 +5,8 @@ from domain.collections.schema import Alias, Collection, Field
 from domain.masterdata.fields import (
     AUDIT_FIELDS,
     CODE_TYPES,
+    DATETIME,
+    FLOAT,
     INTEGER,
     JOB_STATUSES,
     JSON,
@@ -13,7 +15,8 @@ from domain.masterdata.fields import (
     UUID,
 )
 
-#: Codes one job may generate (spec §8: "at most 1 million").
+#: Codes one job may generate by default (spec §8: "at most 1 million (larger on
+#: request)"); the setting TRACEPOINT_CODE_JOB_MAX_QUANTITY changes it.
 MAX_JOB_QUANTITY = 1_000_000
 CHARACTER_SETS = ("alphanumeric", "numeric", "alphanumeric_upper", "unambiguous")
 CODE_STATUSES = ("unassigned", "reserved", "assigned", "encoded")
@@ -25,7 +28,8 @@ IDENTIFIER_JOB = Collection(
         Field("id", UUID),
         # A GS1 serial (AI 21) holds at most 20 characters.
         Field("length", INTEGER, default=8, minimum=6, maximum=20),
-        Field("quantity", INTEGER, required=True, minimum=1, maximum=MAX_JOB_QUANTITY),
+        # The upper bound is a setting, checked by the identifier-job rules.
+        Field("quantity", INTEGER, required=True, minimum=1),
         Field("reference_id", STRING),
         Field("type", STRING, choices=CODE_TYPES, default="sgtin"),
         Field("product", STRING, relation="product"),
@@ -50,7 +54,7 @@ CODE_RESERVATION = Collection(
         Field("id", UUID),
         Field("reserved_for", STRING, relation="organisation"),
         Field("code_type", STRING, choices=CODE_TYPES, default="sgtin"),
-        Field("quantity", INTEGER, required=True, minimum=1, maximum=MAX_JOB_QUANTITY),
+        Field("quantity", INTEGER, required=True, minimum=1),
         Field("status", STRING, choices=JOB_STATUSES, default="new"),
         # "values include csv, json, xml (open list)": the export step decides.
         Field("export_type", STRING, default="csv"),
@@ -72,16 +76,44 @@ UNIQUE_CODE = Collection(
     primary_key="id",
     fields=(
         Field("id", UUID),
-        Field("digital_link", STRING),
-        Field("code", STRING),
-        Field("product", STRING, relation="product"),
-        Field("identifier_job", UUID, relation="identifier_job"),
-        Field("epc_join_key", STRING),
+        # What the job generated stays as it was; status and custom_id move by PATCH.
+        Field("digital_link", STRING, readonly=True),
+        Field("code", STRING, readonly=True),
+        Field("product", STRING, relation="product", readonly=True),
+        Field("identifier_job", UUID, relation="identifier_job", readonly=True),
+        Field("epc_join_key", STRING, readonly=True),
         Field("status", STRING, choices=CODE_STATUSES, default="unassigned"),
-        Field("reservation", UUID, relation="code_reservation"),
-        Field("type", STRING, choices=CODE_TYPES),
+        Field("reservation", UUID, relation="code_reservation", readonly=True),
+        Field("type", STRING, choices=CODE_TYPES, readonly=True),
         Field("custom_id", STRING),
         *AUDIT_FIELDS,
     ),
     sort_field="date_created",
+    bulk=True,
+    # A million codes: a trigram index over links would cost more than it saves.
+    search=("code", "custom_id"),
+)
+
+#: Scans of codes through the Digital Link resolver: kept by the service, read by
+#: permission (not in the spec; integrity checks point at them from `source_scan`).
+CODE_SCAN = Collection(
+    name="code_scan",
+    primary_key="id",
+    fields=(
+        Field("id", UUID),
+        # The scanned path as the resolver read it (`/01/<gtin>/21/<serial>`, …).
+        Field("scanned", STRING),
+        Field("type", STRING, choices=CODE_TYPES),
+        Field("code", UUID, relation="unique_code"),
+        Field("product", STRING, relation="product"),
+        Field("lot", STRING),
+        Field("scanned_at", DATETIME),
+        Field("ip", STRING),
+        Field("user_agent", STRING),
+        Field("latitude", FLOAT),
+        Field("longitude", FLOAT),
+        Field("country", STRING),
+    ),
+    sort_field="scanned_at",
+    read_only=True,
 )

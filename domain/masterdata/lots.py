@@ -16,6 +16,8 @@ LOT = Collection(
         Field("harvest_start_date", DATE),
         Field("harvest_end_date", DATE),
         Field("digital_link", STRING),
+        # Not in the spec: a scan of the lot's codes goes here before the product's URL.
+        Field("lot_redirection_url", STRING),
         Field("quantity", FLOAT, minimum=0, decimal_text=True),
         # Examples in the spec: draft, published; Publish Lot sets the latter.
         Field("status", STRING, default="draft"),

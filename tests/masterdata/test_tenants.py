@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from aiohttp import FormData
 
+from application.runtime import Tracepoint
 from domain.masterdata.catalogue import ITEM_COLLECTIONS
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, MadeUser, call, ok, user_with
@@ -17,7 +18,7 @@ from tests.epcis_documents import document, object_event
 
 #: The least each item collection needs to create an item.
 MINIMAL: dict[str, dict[str, Any]] = {
-    "identifier_job": {"quantity": 10},
+    "identifier_job": {"type": "short_code", "quantity": 10},
     "code_reservation": {"quantity": 10},
     "epcis_queries": {"query": {"EQ_bizStep": ["shipping"]}},
 }
@@ -76,7 +77,7 @@ def new_item(collection: str, n: int = 0) -> dict[str, Any]:
     return item
 
 
-@pytest.mark.parametrize("collection", [c.name for c in ITEM_COLLECTIONS])
+@pytest.mark.parametrize("collection", [c.name for c in ITEM_COLLECTIONS if not c.bulk])
 async def test_an_accounts_items_are_invisible_to_another_account(
     client: Client, tenants: Tenants, collection: str
 ) -> None:
@@ -91,6 +92,28 @@ async def test_an_accounts_items_are_invisible_to_another_account(
         status, _ = await call(client, method, path, body, token=tenants.b.token)
         assert status == 403, (method, status)
     assert len(await ok(client, "GET", f"/items/{collection}", token=tenants.a.token)) == 1
+
+
+async def test_codes_belong_to_the_account_of_their_job_and_stay_in_it(
+    tracepoint: Tracepoint, client: Client, tenants: Tenants
+) -> None:
+    job = await ok(
+        client, "POST", "/items/identifier_job", new_item("identifier_job"), token=tenants.a.token
+    )
+    await tracepoint.work_on_codes()
+    codes = await ok(client, "GET", "/items/unique_code", token=tenants.a.token)
+    assert len(codes) == 10
+    assert {c["account"] for c in codes} == {tenants.account_a}
+    assert {c["identifier_job"] for c in codes} == {job["id"]}
+    assert await ok(client, "GET", "/items/unique_code", token=tenants.b.token) == []
+    status, _ = await call(
+        client,
+        "PATCH",
+        f"/items/unique_code/{codes[0]['id']}",
+        {"status": "assigned"},
+        token=tenants.b.token,
+    )
+    assert status == 403
 
 
 async def test_administrators_see_every_account(client: Client, tenants: Tenants) -> None:

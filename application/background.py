@@ -1,0 +1,79 @@
+"""The service's scheduled background work (apscheduler): identifier jobs, reservations
+and pool refills. Each run does what is waiting; locks in the database make sure that,
+with several processes, each job or reservation is worked on by one of them."""
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+log = logging.getLogger(__name__)
+
+#: Work that runs on a timer and when woken: returns nothing, raises to be logged.
+Work = Callable[[], Awaitable[None]]
+
+
+class Background:
+    """Runs each piece of work on its interval, one run at a time, and at once when woken."""
+
+    def __init__(self) -> None:
+        self._scheduler = AsyncIOScheduler(timezone=UTC)
+        self._work: dict[str, tuple[Work, float]] = {}
+        self._running: set[str] = set()
+        #: Woken while running: run again right after.
+        self._again: set[str] = set()
+
+    def every(self, name: str, seconds: float, work: Work) -> None:
+        """Run `work` every `seconds` (and when `wake(name)` is called)."""
+        self._work[name] = (work, seconds)
+
+    async def start(self) -> None:
+        """Start the timers; each piece of work also runs once right away."""
+        for name, (work, seconds) in self._work.items():
+            self._scheduler.add_job(
+                self._guarded(name, work),
+                "interval",
+                seconds=seconds,
+                id=name,
+                max_instances=1,
+                # A run that was missed while the last one was still going is not made up.
+                coalesce=True,
+                next_run_time=datetime.now(UTC),
+            )
+        self._scheduler.start()
+
+    def wake(self, name: str) -> None:
+        """Run `name` as soon as its current run (if any) ends."""
+        if not self._scheduler.running:
+            return
+        if name in self._running:
+            self._again.add(name)
+            return
+        job = self._scheduler.get_job(name)
+        if job is not None:
+            job.modify(next_run_time=datetime.now(UTC))
+
+    async def stop(self) -> None:
+        """Stop the timers; a run in progress is cancelled with the event loop's tasks."""
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=False)
+
+    def _guarded(self, name: str, work: Work) -> Work:
+        async def run() -> None:
+            self._running.add(name)
+            try:
+                while True:
+                    self._again.discard(name)
+                    try:
+                        await work()
+                    except Exception:
+                        # The next run tries again; the error must not stop the timer.
+                        log.exception("background work %s failed", name)
+                        return
+                    if name not in self._again:
+                        return
+            finally:
+                self._running.discard(name)
+
+        return run

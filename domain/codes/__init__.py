@@ -1,0 +1,1 @@
+"""Identifier codes: their alphabets, formats, generation and lifecycle."""
