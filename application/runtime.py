@@ -383,6 +383,7 @@ class Tracepoint:
 
     async def stop(self) -> None:
         """Stop background work and close every connection."""
+        self.identifier_jobs.stop()
         await self.background.stop()
         await self.follower.stop()
         await self.outbox.flush()

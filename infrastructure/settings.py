@@ -132,10 +132,10 @@ class Settings(BaseSettings):
     code_chunk_size: int = Field(
         default=10_000, ge=1, le=100_000, description="Codes written per chunk (one event)."
     )
-    code_worker_interval: Duration = Field(
+    code_worker_interval: float = Field(
         default=5.0, gt=0, description="Seconds between looks for waiting jobs and reservations."
     )
-    code_pool_interval: Duration = Field(
+    code_pool_interval: float = Field(
         default=60.0, gt=0, description="Seconds between checks of the code pools."
     )
     integrity_duplicate_km: float = Field(
@@ -145,7 +145,10 @@ class Settings(BaseSettings):
         "the window below make a `duplicated` integrity result.",
     )
     integrity_duplicate_window: Duration = Field(
-        default=3600.0, gt=0, description="Seconds (or 15m, 12h, 7d) of the duplicate rule."
+        default=3600.0,
+        gt=0,
+        description="The time window of the duplicate rule: 30m, 1h, 2d (a bare number is "
+        "milliseconds, as in the other durations).",
     )
     scan_country_header: str = Field(
         default="CF-IPCountry",

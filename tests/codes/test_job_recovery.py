@@ -84,3 +84,23 @@ async def test_two_services_on_one_database_run_a_job_once(
     assert (done["status"], done["quantity_created"]) == ("complete", 200)
     codes = await codes_of(client, identifier_job=created["id"])
     assert len(codes) == len({c["code"] for c in codes}) == 200
+
+
+async def test_a_stopping_service_leaves_a_job_to_resume_after_its_current_chunk(
+    tracepoint: Tracepoint, client: Client, settings: Settings
+) -> None:
+    key = await product(client)
+    created = await job(client, product=key, quantity=30)
+    tracepoint.identifier_jobs.stop()
+    await tracepoint.work_on_codes()
+    untouched = await ok(client, "GET", f"/items/identifier_job/{created['id']}")
+    assert (untouched["status"], untouched["quantity_created"]) == ("new", 0)
+    other = Tracepoint(settings)
+    await other.start()
+    try:
+        await other.work_on_codes()
+    finally:
+        await other.stop()
+    await tracepoint.blocking.run(tracepoint.projections.catch_up)
+    done = await ok(client, "GET", f"/items/identifier_job/{created['id']}")
+    assert (done["status"], done["quantity_created"]) == ("complete", 30)
