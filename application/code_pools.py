@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from domain.codes.plans import PlanError, plan_job
 from domain.codes.serial_keys import SSCC_BODY
 from domain.collections.coercion import format_datetime
 from domain.collections.payload import PayloadError, check_payload
@@ -38,14 +39,27 @@ class CodePool:
     minimum: int
     batch: int
     job: dict[str, Any] = field(default_factory=dict)
+    #: The account the codes are for (multi-tenant installations name one per pool).
+    account: str | None = None
 
-    def covers(self, type: str, product: str | None) -> bool:
-        """Whether this pool keeps codes of this type and product."""
-        return self.type == type and (self.product == product or product is None)
+    def covers(self, type: str, product: str | None, account: str | None) -> bool:
+        """Whether this pool keeps codes of this type and product for this account."""
+        return (
+            self.type == type
+            and (self.product == product or product is None)
+            and self.account == account
+        )
 
 
-def parse_pools(text: str) -> tuple[CodePool, ...]:
-    """The pools of the TRACEPOINT_CODE_POOLS setting (a JSON list of objects)."""
+#: Fields of a job that the pool decides, not its setting.
+_POOL_DECIDES = ("id", "status", "quantity", "quantity_created", "error_message")
+#: Stands in for a pool product's GTIN, which is known only once the service runs.
+_ANY_GTIN = "00000000000000"
+
+
+def parse_pools(text: str, *, multi_tenant: bool = False) -> tuple[CodePool, ...]:
+    """The pools of the TRACEPOINT_CODE_POOLS setting (a JSON list of objects), checked
+    as far as they can be before the service runs (a product's GTIN is checked then)."""
     try:
         entries = orjson.loads(text or "[]")
     except orjson.JSONDecodeError as exc:
@@ -66,12 +80,23 @@ def parse_pools(text: str) -> tuple[CodePool, ...]:
             raise PoolSettingError(f'{where}: "minimum" must be a positive integer')
         if not isinstance(batch, int) or batch < 1:
             raise PoolSettingError(f'{where}: "batch" must be a positive integer')
+        decided = [name for name in _POOL_DECIDES if name in entry]
+        if decided:
+            raise PoolSettingError(f'{where}: "{decided[0]}" is decided by the pool')
+        account = entry.pop("account", None)
+        if (account is None) == multi_tenant:
+            raise PoolSettingError(
+                f'{where}: "account" names the account a pool is for in multi-tenant'
+                " installations, and only there"
+            )
         product = entry.get("product")
+        values = {**entry, "type": type_, "quantity": batch}
         try:
-            check_payload(IDENTIFIER_JOB, {**entry, "type": type_, "quantity": batch})
-        except PayloadError as exc:
+            check_payload(IDENTIFIER_JOB, values)
+            plan_job(values, _ANY_GTIN if product else None, "https://pool", max(batch, 1))
+        except (PayloadError, PlanError) as exc:
             raise PoolSettingError(f"{where}: {exc}") from exc
-        pools.append(CodePool(type_, product, minimum, batch, entry))
+        pools.append(CodePool(type_, product, minimum, batch, entry, account))
     return tuple(pools)
 
 
@@ -97,9 +122,9 @@ class CodePools:
         self._max = max_quantity
         self._clock = clock
 
-    def covering(self, type: str, product: str | None) -> CodePool | None:
-        """The pool that keeps codes of this type and product, if any."""
-        return next((p for p in self.pools if p.covers(type, product)), None)
+    def covering(self, type: str, product: str | None, account: str | None) -> CodePool | None:
+        """The pool that keeps codes of this type and product for the account, if any."""
+        return next((p for p in self.pools if p.covers(type, product, account)), None)
 
     def refill(self) -> list[str]:
         """Order jobs for every pool below its minimum; the keys of the jobs ordered."""
@@ -111,21 +136,29 @@ class CodePools:
             self._projections.catch_up()
             for pool in self.pools:
                 available = self.available(pool)
-                if available < pool.minimum:
+                if available < pool.minimum and not self._failing(pool):
                     ordered += self._order(pool, max(pool.batch, pool.minimum - available))
         return ordered
 
     def available(self, pool: CodePool) -> int:
         """Unassigned codes of the pool plus those its unfinished jobs will add."""
-        return self._codes.count_unassigned(pool.type, pool.product) + self._codes.pending_quantity(
-            pool.type, pool.product
-        )
+        kind = (pool.type, pool.product, pool.account)
+        return self._codes.count_unassigned(*kind) + self._codes.pending_quantity(*kind)
+
+    def _failing(self, pool: CodePool) -> bool:
+        """Whether the pool's last job failed: more would fail the same way, so it orders
+        no more until someone sets that job back to "new" or fixes the setting."""
+        latest = self._codes.latest_job(pool.type, pool.product, _reference(pool))
+        if latest is None or latest[0] != "error":
+            return False
+        log.warning("code pool %s/%s: its last job failed: %s", pool.type, pool.product, latest[1])
+        return True
 
     def top_up(self, pool: CodePool, shortfall: int) -> list[str]:
         """Order codes a reservation lacks (a batch at least); the jobs' keys."""
         with self._database.exclusive("code-pools"):
             self._projections.catch_up()
-            pending = self._codes.pending_quantity(pool.type, pool.product)
+            pending = self._codes.pending_quantity(pool.type, pool.product, pool.account)
             if pending >= shortfall:
                 return []
             return self._order(pool, max(pool.batch, shortfall - pending))
@@ -141,8 +174,10 @@ class CodePools:
                 **pool.job,
                 "type": pool.type,
                 "quantity": part,
-                "reference_id": pool.job.get("reference_id") or "code pool",
+                "reference_id": _reference(pool),
             }
+            if pool.account is not None:
+                values["account"] = pool.account
             if start is not None:
                 values["sscc_start_serial"] = start
                 start += part
@@ -162,7 +197,18 @@ class CodePools:
         prefix = str(pool.job.get("sscc_company_prefix") or "")
         head = f"{pool.job.get('sscc_extension_digit', 0)}{prefix}"
         last = self._codes.highest("sscc", head)
-        floor = int(pool.job.get("sscc_start_serial") or 0)
-        if last is None or len(last) != SSCC_BODY + 1:
-            return floor
-        return max(floor, int(last[len(head) : SSCC_BODY]) + 1)
+        starts = [int(pool.job.get("sscc_start_serial") or 0)]
+        if last is not None and len(last) == SSCC_BODY + 1:
+            starts.append(int(last[len(head) : SSCC_BODY]) + 1)
+        # Jobs ordered before may not have made their SSCCs yet.
+        ordered = self._codes.sscc_ordered_up_to(
+            int(pool.job.get("sscc_extension_digit", 0)), prefix
+        )
+        if ordered is not None:
+            starts.append(ordered)
+        return max(starts)
+
+
+def _reference(pool: CodePool) -> str:
+    """The reference of a pool's jobs."""
+    return str(pool.job.get("reference_id") or "code pool")

@@ -96,24 +96,34 @@ class CodeReservations:
 
     def _take(self, key: str) -> _Step:
         """Take the reservation's codes, ordering them from a pool where it lacks them."""
+        ordered = False
         for _ in range(_ATTEMPTS):
             reservation = self._load(key)
             if reservation is None:
                 return _Step("done")
             values = reservation.values
-            quantity = int(values["quantity"])
-            if int(values.get("quantity_reserved") or 0) >= quantity:
+            # Codes taken before a crash (or before the reservation was run again) stay.
+            wanted = int(values["quantity"]) - int(values.get("quantity_reserved") or 0)
+            if wanted <= 0:
                 return _Step("export", reservation)
             self._projections.catch_up()
             places = self._codes.unassigned(
                 values.get("code_type") or "sgtin",
                 values.get("product"),
                 values.get("account"),
-                quantity,
+                wanted,
             )
-            if len(places) < quantity:
-                if not self._order(reservation, quantity - len(places)):
+            if len(places) < wanted:
+                if ordered or not self._order(reservation, wanted - len(places)):
+                    if ordered:
+                        self._fail(
+                            key,
+                            f"The pool made codes, but only {len(places):,} of the"
+                            f" {wanted:,} wanted are unassigned codes this reservation may"
+                            " take",
+                        )
                     return _Step("done")
+                ordered = True
                 continue
             try:
                 self._reserve(reservation, [(p.chunk, p.position) for p in places])
@@ -129,7 +139,7 @@ class CodeReservations:
         True when codes were made and taking may be tried again."""
         values = reservation.values
         type_ = values.get("code_type") or "sgtin"
-        pool = self._pools.covering(type_, values.get("product"))
+        pool = self._pools.covering(type_, values.get("product"), values.get("account"))
         if pool is None:
             self._fail(
                 reservation.key,
@@ -171,12 +181,15 @@ class CodeReservations:
                 at,
             )
             chunks.append(chunk)
-        reservation.update({"status": "in_progress", "quantity_reserved": len(places)}, None, at)
+        reserved = int(reservation.values.get("quantity_reserved") or 0) + len(places)
+        reservation.update({"status": "in_progress", "quantity_reserved": reserved}, None, at)
         self._store.save(*chunks, reservation)
 
     async def _export(self, reservation: Record) -> None:
         values = reservation.values
-        await self._follower.wait_for(await self._blocking.run(self._store.max_position), 30)
+        # The file lists what the table holds, so the table first takes in every code
+        # taken (a wait with a timeout could leave some out).
+        await self._blocking.run(self._projections.catch_up)
         codes = await self._blocking.run(self._codes.reserved, reservation.key)
         export_type = values.get("export_type") or "csv"
         data = await self._blocking.run(

@@ -45,15 +45,20 @@ def _status_change(values: Item, current: Item | None, what: str) -> None:
         )
 
 
-def _fixed(values: Item, current: Item | None, fields: frozenset[str], what: str) -> None:
-    """Refuse changes to what a started job or reservation is making."""
-    if current is None or current.get("status") == "new":
+def _fixed(
+    values: Item, current: Item | None, fields: frozenset[str], progress: str, what: str
+) -> None:
+    """Refuse changes to what a job or reservation makes once it has started: once the
+    worker took it up, and for good once it made or took anything (setting the status
+    back to "new" does not make it new again)."""
+    if current is None:
         return
+    started = current.get("status") != "new" or int(current.get(progress) or 0) > 0
     changed = sorted(k for k in fields & set(values) if values[k] != current.get(k))
-    if changed:
+    if started and changed:
         raise InvalidPayload(
             f'"{changed[0]}" cannot change once the {what} has started'
-            f' (status "{current.get("status")}")'
+            f' (status "{current.get("status")}", {progress} {current.get(progress) or 0})'
         )
 
 
@@ -85,7 +90,9 @@ class IdentifierJobRules(_WakesTheWorker):
     def derive(self, values: Item, current: Item | None, related: Related) -> Item:
         """Check the job's fields together; errors are 400s naming the field."""
         _status_change(values, current, "job")
-        _fixed(values, current, _JOB_PLAN_FIELDS, "job")
+        _fixed(values, current, _JOB_PLAN_FIELDS, "quantity_created", "job")
+        if values.get("domain") is not None and not isinstance(values["domain"], dict):
+            raise InvalidPayload('"domain" must be an object')
         merged = {**IDENTIFIER_JOB.defaults(), **(current or {}), **values}
         if current is None or _JOB_PLAN_FIELDS & set(values):
             product = merged.get("product")
@@ -112,7 +119,7 @@ class CodeReservationRules(_WakesTheWorker):
     def derive(self, values: Item, current: Item | None, related: Related) -> Item:
         """Check the export type and quantity; fix what a started reservation takes."""
         _status_change(values, current, "reservation")
-        _fixed(values, current, _RESERVATION_FIELDS, "reservation")
+        _fixed(values, current, _RESERVATION_FIELDS, "quantity_reserved", "reservation")
         merged = {**CODE_RESERVATION.defaults(), **(current or {}), **values}
         if merged.get("export_type") not in EXPORT_TYPES:
             raise InvalidPayload(

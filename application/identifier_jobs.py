@@ -153,7 +153,12 @@ class IdentifierJobs:
         # turns, and each sees the other's codes once the read models have them.
         with self._database.exclusive(f"codes:{plan.scope}"):
             self._projections.catch_up()
-            codes = plan.ssccs(offset, count) if plan.sequential else self._draw(plan, count)
+            if plan.sequential:
+                codes = plan.ssccs(offset, count)
+                # Another job's range may have reached these since the plan was checked.
+                self._check_ssccs(plan, codes)
+            else:
+                codes = self._draw(plan, count)
             values = job.values
             created = offset + count
             at = self._now()
@@ -226,6 +231,14 @@ class IdentifierJobs:
                 f" characters are left in {_scope_name(plan)}; {count:,} more were needed"
             )
         return random_sample(self._random_bytes, free, count)
+
+    def _check_ssccs(self, plan: JobPlan, codes: list[str]) -> None:
+        taken = self._codes.count_between(plan.scope, codes[0], codes[-1])
+        if taken:
+            raise PlanError(
+                f"{taken:,} SSCCs from {codes[0]} to {codes[-1]} were made by another job"
+                " meanwhile; choose another sscc_start_serial"
+            )
 
     def _check_room(self, plan: JobPlan, done: int) -> None:
         """Fail before generating anything when the codes cannot all be made."""

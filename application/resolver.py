@@ -14,6 +14,7 @@ from typing import Any
 from application.blocking import BlockingRunner
 from application.items import Item, ItemsService
 from application.read_model_follower import ReadModelFollower
+from application.throttle import Throttle
 from domain.access.policies import SYSTEM
 from domain.codes.integrity import DuplicateThresholds, Finding, PriorScan, ScanFacts, findings
 from domain.codes.link_paths import ScannedKey, parse_scan_path
@@ -82,6 +83,7 @@ class Resolver:
         blocking: BlockingRunner,
         thresholds: DuplicateThresholds,
         follower: ReadModelFollower,
+        throttle: Throttle,
         *,
         read_your_writes_timeout: float,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
@@ -92,6 +94,9 @@ class Resolver:
         self._blocking = blocking
         self._thresholds = thresholds
         self._follower = follower
+        #: Scans kept per client address and minute: past it, codes still resolve, but
+        #: nobody can fill the store with scans or forge results in bulk.
+        self._throttle = throttle
         self._timeout = read_your_writes_timeout
         self._clock = clock
 
@@ -108,11 +113,9 @@ class Resolver:
             product = await self._one("product", found.product)
             if key.lot is not None:
                 lot = await self._lot(found.product, key.lot)
-        if found is None and key.kind == "short_code":
-            # Any one-segment path looks like a short code; only a GS1 key with a valid
-            # check digit that names nothing of ours is worth a reviewer's look.
-            return None
-        await self._record(request, key, found, product, lot)
+        kept = found is not None or await self._blocking.run(self._worth_a_look, key, scope)
+        if kept and await self._throttle.attempt(request.ip) == 0:
+            await self._record(request, key, found, product, lot)
         if found is None:
             return None
         redirect = await self._redirect(product, lot)
@@ -120,6 +123,12 @@ class Resolver:
         if redirect is not None and request.query_string:
             redirect += ("&" if "?" in redirect else "?") + request.query_string
         return Resolution(redirect, description)
+
+    def _worth_a_look(self, key: ScannedKey, scope: str) -> bool:
+        """Whether an unknown code may be a copy of ours: a GS1 key in a scope we make
+        codes in (a serial of one of our GTINs…). Any one-segment path looks like a
+        short code, and other companies' keys are not ours to judge."""
+        return key.kind != "short_code" and self._codes.any_in(scope)
 
     async def _redirect(self, product: Item | None, lot: Item | None) -> str | None:
         """The most specific redirection URL that is set: the lot's, the product's, then

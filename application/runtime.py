@@ -217,7 +217,7 @@ class Tracepoint:
             ),
         )
         self.code_pools = CodePools(
-            parse_pools(settings.code_pools),
+            parse_pools(settings.code_pools, multi_tenant=settings.multi_tenant),
             self.store,
             self.database,
             self.codes,
@@ -245,6 +245,7 @@ class Tracepoint:
                 window_seconds=settings.integrity_duplicate_window,
             ),
             self.follower,
+            Throttle(attempts, self.blocking, "scan", settings.scans_per_minute),
             read_your_writes_timeout=settings.read_your_writes_timeout,
         )
         self.background.every("codes", settings.code_worker_interval, self.work_on_codes)

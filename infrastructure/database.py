@@ -178,6 +178,7 @@ class Database:
         #: Names this process holds through `try_exclusive`.
         self._held: set[str] = set()
         self._held_lock = threading.Lock()
+        self._local_locks: dict[str, threading.Lock] = {}
         if url.backend == "sqlite":
             url.ensure_directory()
             _enable_wal(url.path)
@@ -257,11 +258,16 @@ class Database:
     def exclusive(self, name: str) -> Iterator[None]:
         """Hold a lock named `name` across every process using this database.
 
-        PostgreSQL: a session advisory lock on a connection of its own. SQLite: nothing
-        is needed, since its writers already take turns on the file.
+        PostgreSQL: a session advisory lock on a connection of its own. SQLite: a lock of
+        this process (an SQLite file is served by one process).
         """
         if self._pg_pool is None:
-            yield
+            # One process per SQLite file: its threads take turns (a job's read and
+            # write are separate transactions, which the file's own lock does not join).
+            with self._held_lock:
+                local = self._local_locks.setdefault(name, threading.Lock())
+            with local:
+                yield
             return
         key = lock_key(name)
         with self._pg_pool.connection() as raw:

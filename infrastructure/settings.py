@@ -150,6 +150,12 @@ class Settings(BaseSettings):
         description="The time window of the duplicate rule: 30m, 1h, 2d (a bare number is "
         "milliseconds, as in the other durations).",
     )
+    scans_per_minute: int = Field(
+        default=60,
+        ge=1,
+        description="Scans kept (and checked for integrity) per client address and minute; "
+        "past it, codes still resolve.",
+    )
     scan_country_header: str = Field(
         default="CF-IPCountry",
         description="Request header holding the scanning client's country (ISO 3166 "

@@ -102,14 +102,7 @@ class CodeReader:
     ) -> list[CodePlace]:
         """`limit` unassigned codes of a type (and product), of an account when
         installations have several: whole chunks first, so a reservation touches few."""
-        params: list[Any] = [type]
-        where = "status = 'unassigned' AND type = ?"
-        if product is not None:
-            where += " AND product = ?"
-            params.append(product)
-        if account is not None:
-            where += " AND account = ?"
-            params.append(account)
+        where, params = _kind("status = 'unassigned'", type, product, account)
         with self._database.transaction(write=False) as conn:
             rows = conn.fetchall(
                 f"SELECT id, chunk, chunk_position FROM {_CODES} WHERE {where}"
@@ -118,15 +111,19 @@ class CodeReader:
             )
         return [CodePlace(r[0], r[1], int(r[2])) for r in rows]
 
-    def count_unassigned(self, type: str, product: str | None) -> int:
-        """How many unassigned codes of a type (and product) there are."""
-        params: list[Any] = [type]
-        where = "status = 'unassigned' AND type = ?"
-        if product is not None:
-            where += " AND product = ?"
-            params.append(product)
+    def count_unassigned(self, type: str, product: str | None, account: str | None = None) -> int:
+        """How many unassigned codes of a type (and product, and account) there are."""
+        where, params = _kind("status = 'unassigned'", type, product, account)
         with self._database.transaction(write=False) as conn:
             return int(conn.fetchval(f"SELECT COUNT(*) FROM {_CODES} WHERE {where}", params))
+
+    def any_in(self, scope: str) -> bool:
+        """Whether `scope` holds any code (we make codes of this GTIN, of this GRAI…)."""
+        with self._database.transaction(write=False) as conn:
+            return (
+                conn.fetchone(f"SELECT 1 FROM {_CODES} WHERE scope = ? LIMIT 1", (scope,))
+                is not None
+            )
 
     def find(self, scope: str, code: str) -> FoundCode | None:
         """The code `code` of `scope`, or None."""
@@ -178,13 +175,10 @@ class CodeReader:
             )
         return [row[0] for row in rows]
 
-    def pending_quantity(self, type: str, product: str | None) -> int:
-        """Codes that unfinished identifier jobs of a type (and product) will still add."""
-        params: list[Any] = [type]
-        where = "status IN ('new', 'in_progress') AND type = ?"
-        if product is not None:
-            where += " AND product = ?"
-            params.append(product)
+    def pending_quantity(self, type: str, product: str | None, account: str | None = None) -> int:
+        """Codes that unfinished identifier jobs of a type (and product, and account) will
+        still add."""
+        where, params = _kind("status IN ('new', 'in_progress')", type, product, account)
         with self._database.transaction(write=False) as conn:
             value = conn.fetchval(
                 "SELECT SUM(quantity - COALESCE(quantity_created, 0)) FROM identifier_job"
@@ -192,6 +186,29 @@ class CodeReader:
                 params,
             )
         return int(value or 0)
+
+    def latest_job(self, type: str, product: str | None, reference: str) -> tuple[str, str] | None:
+        """The status and error message of the newest job with this reference, if any."""
+        where, params = _kind("reference_id = ?", type, product, None)
+        with self._database.transaction(write=False) as conn:
+            row = conn.fetchone(
+                f"SELECT status, error_message FROM identifier_job WHERE {where}"
+                " ORDER BY date_created DESC, id DESC LIMIT 1",
+                [reference, *params],
+            )
+        return (str(row[0]), str(row[1] or "")) if row is not None else None
+
+    def sscc_ordered_up_to(self, extension: int, company_prefix: str) -> int | None:
+        """The serial reference after the ranges of unfinished SSCC jobs of a company
+        prefix, or None when there are none."""
+        with self._database.transaction(write=False) as conn:
+            value = conn.fetchval(
+                "SELECT MAX(COALESCE(sscc_start_serial, 0) + quantity) FROM identifier_job"
+                " WHERE type = 'sscc' AND status IN ('new', 'in_progress')"
+                " AND sscc_extension_digit = ? AND sscc_company_prefix = ?",
+                (extension, company_prefix),
+            )
+        return int(value) if value is not None else None
 
     def recent_scans(self, code: str, since: str) -> list[ScanRow]:
         """Scans of a code with coordinates at or after `since` (ISO 8601 UTC)."""
@@ -202,3 +219,17 @@ class CodeReader:
                 (code, since),
             )
         return [ScanRow(float(r[0]), float(r[1]), str(r[2])) for r in rows]
+
+
+def _kind(
+    condition: str, type: str, product: str | None, account: str | None
+) -> tuple[str, list[Any]]:
+    """`condition` and a type, with a product and an account where they are given."""
+    where, params = f"{condition} AND type = ?", [type]
+    if product is not None:
+        where += " AND product = ?"
+        params.append(product)
+    if account is not None:
+        where += " AND account = ?"
+        params.append(account)
+    return where, params

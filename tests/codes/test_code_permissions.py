@@ -95,6 +95,8 @@ async def test_an_item_rule_limits_which_codes_a_user_sees_and_changes(
 async def test_scans_and_results_are_read_by_permission(
     tracepoint: Tracepoint, client: Client
 ) -> None:
+    key = await product(client)
+    await finished_job(tracepoint, client, product=key, quantity=1)
     await client.get("/01/09506000134352/21/UNKNOWN1", allow_redirects=False)
     nobody = await user_with(client, rule("product", "read"))
     for collection in ("code_scan", "integrity_check_result"):

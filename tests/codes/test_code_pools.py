@@ -38,3 +38,14 @@ async def test_a_reservation_beyond_the_pool_has_its_codes_generated_first(
     done = await reserve(tracepoint, client, product=key, quantity=70)
     assert done["status"] == "complete", done
     assert done["quantity_reserved"] == 70
+
+
+async def test_a_pool_whose_last_job_failed_orders_no_more(
+    tracepoint: Tracepoint, client: Client
+) -> None:
+    # The pool's product does not exist: its job fails, and so would every next one.
+    await tracepoint.refill_pools()
+    await tracepoint.refill_pools()
+    [failed] = await ok(client, "GET", "/items/identifier_job")
+    assert failed["status"] == "error"
+    assert "does not exist" in failed["error_message"]

@@ -2,10 +2,12 @@
 
 import re
 
+import pytest
+
 from application.runtime import Tracepoint
 from domain.gs1.check_digit import gs1_check_digit
 from tests.access.helpers import Client, call, code, ok
-from tests.codes.helpers import GTIN, codes_of, finished_job, product
+from tests.codes.helpers import GTIN, codes_of, finished_job, job, product
 
 
 async def test_an_sgtin_job_generates_its_quantity_of_unassigned_codes(
@@ -252,3 +254,52 @@ async def test_what_a_job_generated_is_read_only(tracepoint: Tracepoint, client:
     [one] = await codes_of(client, identifier_job=done["id"])
     status, _ = await call(client, "PATCH", f"/items/unique_code/{one['id']}", {"code": "X"})
     assert status == 400
+
+
+async def test_two_sscc_jobs_over_one_range_never_make_an_sscc_twice(
+    tracepoint: Tracepoint, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    values = {
+        "type": "sscc",
+        "quantity": 20,
+        "sscc_company_prefix": "0614141",
+        "sscc_extension_digit": 1,
+    }
+    first = await job(client, **values)
+    second = await job(client, **{**values, "sscc_start_serial": 10})
+    jobs = tracepoint.identifier_jobs
+    await tracepoint.blocking.run(jobs.run, first["id"])
+    # As if the second was planned before the first wrote anything: only the check made
+    # as each chunk is written stands in its way.
+    monkeypatch.setattr(jobs, "_check_room", lambda plan, done: None)
+    await tracepoint.blocking.run(jobs.run, second["id"])
+    await tracepoint.blocking.run(tracepoint.projections.catch_up)
+    later = await ok(client, "GET", f"/items/identifier_job/{second['id']}")
+    assert later["status"] == "error"
+    assert "made by another job" in later["error_message"]
+    codes = [c["code"] for c in await codes_of(client, type="sscc")]
+    assert len(codes) == len(set(codes))
+
+
+async def test_a_job_set_back_to_new_after_it_made_codes_keeps_what_it_makes(
+    tracepoint: Tracepoint, client: Client
+) -> None:
+    key = await product(client)
+    done = await finished_job(tracepoint, client, product=key, quantity=2)
+    await ok(client, "PATCH", f"/items/identifier_job/{done['id']}", {"status": "new"})
+    status, body = await call(
+        client, "PATCH", f"/items/identifier_job/{done['id']}", {"quantity": 5}
+    )
+    assert status == 400
+    assert "quantity_created 2" in body["errors"][0]["message"]
+
+
+async def test_a_domain_that_is_not_an_object_is_refused(client: Client) -> None:
+    status, body = await call(
+        client,
+        "POST",
+        "/items/identifier_job",
+        {"type": "short_code", "quantity": 1, "domain": "x"},
+    )
+    assert status == 400
+    assert '"domain"' in body["errors"][0]["message"]

@@ -94,7 +94,10 @@ async def test_the_description_reveals_no_status_or_reservation(
     assert "user_created" not in body["data"].get("product", {})
 
 
-async def test_an_unknown_code_is_404_and_recorded_as_unrecognized(client: Client) -> None:
+async def test_an_unknown_serial_of_our_gtin_is_404_and_recorded_as_unrecognized(
+    tracepoint: Tracepoint, client: Client
+) -> None:
+    await a_code(tracepoint, client)
     response = await scan(client, f"/01/{GTIN}/21/NOSUCHCODE")
     assert response.status == 404
     [result] = await results(client)
@@ -202,3 +205,10 @@ async def test_an_unknown_short_code_is_404_and_not_an_integrity_result(client: 
     assert response.status == 404
     assert (await response.json())["errors"][0]["extensions"]["code"] == "ROUTE_NOT_FOUND"
     assert await results(client) == []
+
+
+async def test_an_unknown_code_of_a_gtin_we_do_not_make_is_only_a_404(client: Client) -> None:
+    response = await scan(client, f"/01/{GTIN}/21/NOSUCHCODE")
+    assert response.status == 404
+    assert await results(client) == []
+    assert await ok(client, "GET", "/items/code_scan") == []
