@@ -9,7 +9,9 @@ from api import (
     files,
     history,
     items,
+    lots,
     me,
+    outbound_flows,
     resolver,
     server,
     system_collections,
@@ -31,7 +33,14 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     )
     app[TRACEPOINT] = tracepoint
     # `/users/me` and `/permissions/me` before the collections' `/{key}` routes.
-    platform = (auth.routes, user_flows.routes, me.routes, v1_lists.routes)
+    platform = (
+        auth.routes,
+        user_flows.routes,
+        me.routes,
+        v1_lists.routes,
+        outbound_flows.routes,
+        lots.routes,
+    )
     for table in (server.routes, epcis_capture.routes, epcis_queries.routes, *platform):
         app.add_routes(table)
     system_collections.add_routes(app)

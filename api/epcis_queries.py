@@ -14,10 +14,9 @@ from application.event_queries import PAGING_PARAMETERS, EventPage
 from application.named_queries import NamedQueryRow
 from application.page_tokens import InvalidPageToken
 from domain.epcis.event_query import QueryParameterError
+from domain.epcis.outbound import EPCIS_CONTEXT
 
 routes = web.RouteTableDef()
-
-EPCIS_CONTEXT = "https://ref.gs1.org/standards/epcis/2.0.0/epcis-context.jsonld"
 
 
 def _split(request: web.Request) -> tuple[dict[str, list[str]], dict[str, list[str]]]:

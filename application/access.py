@@ -26,6 +26,14 @@ class AccessService:
         caller = await self._blocking.run(self._resolve, user, ip, via)
         return dataclasses.replace(caller, session=session) if session else caller
 
+    async def of_user(self, user_id: str) -> Accountability | None:
+        """What an active user may do, acting on their own (a flow they made): None when
+        the user is gone or not active."""
+        user = await self._blocking.run(self.reader.user, user_id)
+        if user is None or user.status != "active":
+            return None
+        return await self.for_user(user, None, "background")
+
     def _resolve(
         self, user: UserCredentials | None, ip: str | None, via: str | None
     ) -> Accountability:

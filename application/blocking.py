@@ -2,8 +2,9 @@
 
 import asyncio
 import functools
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, asynccontextmanager
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -24,3 +25,13 @@ class BlockingRunner:
     def close(self) -> None:
         """Wait for running work and stop the threads."""
         self._executor.shutdown(wait=True)
+
+
+@asynccontextmanager
+async def entered(blocking: BlockingRunner, manager: AbstractContextManager[T]) -> AsyncIterator[T]:
+    """A blocking context manager (a database lock) entered and left in the pool."""
+    value = await blocking.run(manager.__enter__)
+    try:
+        yield value
+    finally:
+        await blocking.run(manager.__exit__, None, None, None)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from application.blocking import BlockingRunner
+from application.blocking import BlockingRunner, entered
 from application.code_pools import CodePools
 from application.files import FilesService
 from application.identifier_jobs import IdentifierJobs
@@ -83,16 +83,13 @@ class CodeReservations:
     async def run(self, key: str) -> bool:
         """Serve one reservation unless another worker does; True if this one did."""
         lock = self._database.try_exclusive(f"code-reservation:{key}")
-        mine = await self._blocking.run(lock.__enter__)
-        try:
+        async with entered(self._blocking, lock) as mine:
             if not mine:
                 return False
             step = await self._blocking.run(self._take, key)
             if step.next == "export" and step.reservation is not None:
                 await self._export(step.reservation)
             return True
-        finally:
-            await self._blocking.run(lock.__exit__, None, None, None)
 
     def _take(self, key: str) -> _Step:
         """Take the reservation's codes, ordering them from a pool where it lacks them."""

@@ -27,7 +27,7 @@ from application.errors import (
 )
 from application.read_model_follower import ReadModelFollower
 from application.record_history import record_as_of
-from domain.access.policies import Accountability, CollectionAccess
+from domain.access.policies import SYSTEM, Accountability, CollectionAccess
 from domain.collections.coercion import format_datetime
 from domain.collections.evaluation import matches
 from domain.collections.filters import Filter, parse_filter
@@ -279,6 +279,14 @@ class ItemsService:
                         restrict_related=scope.rules,
                     )
         return ItemList(items, meta)
+
+    async def lookup(self, collection: str, key: Any) -> Item | None:
+        """An item as the service itself sees it (no permissions), or None: for use
+        cases that read what they need of related items (a product's GTIN)."""
+        if key is None or key == "":
+            return None
+        found = await self.read_many(SYSTEM, collection, ItemQuery(limit=1), [key])
+        return found.items[0] if found.items else None
 
     async def read_one(
         self, caller: Accountability, collection: str, key: Any, query: ItemQuery

@@ -253,8 +253,7 @@ class Resolver:
         return (code or {}).get("account")
 
     async def _one(self, collection: str, key: Any) -> Item | None:
-        result = await self._items.read_many(SYSTEM, collection, ItemQuery(limit=1), [key])
-        return result.items[0] if result.items else None
+        return await self._items.lookup(collection, key)
 
     async def _lot(self, product: str, lot_number: str) -> Item | None:
         query = ItemQuery(

@@ -26,6 +26,8 @@ from application.errors import Unprocessable
 from application.event_analysis import EventAnalyser
 from application.event_queries import EventQueryService
 from application.files import FilesRules, FilesService
+from application.flow_control import FlowControl
+from application.flow_rules import EpcisConnectionRules, OutboundFlowRules
 from application.identifier_jobs import CodeSettings, IdentifierJobs
 from application.items import CollectionRules, ItemsService, Origin
 from application.master_data_rules import (
@@ -36,8 +38,10 @@ from application.master_data_rules import (
 )
 from application.named_queries import EpcisQueriesRules, NamedQueryService
 from application.named_query_migration import migrate_named_queries
+from application.outbound_flows import DeliverySettings, OutboundFlows
 from application.outbox import Outbox
 from application.page_tokens import PageTokens
+from application.publish_lot import LotPublisher
 from application.read_model_follower import ReadModelFollower
 from application.resolver import Resolver
 from application.system_collections import (
@@ -62,6 +66,7 @@ from infrastructure.database_url import DatabaseUrl
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import EventStore
 from infrastructure.file_storage import FileStorage
+from infrastructure.http_push import HttpPush
 from infrastructure.instance_store import InstanceStore
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.session_store import SessionStore
@@ -110,6 +115,10 @@ def _mailer(settings: Settings) -> Mailer:
     return FileMailer(Path(settings.mail_dir), settings.email_from)
 
 
+#: Collections whose tables other projections than the records' keep.
+_OWN_PROJECTIONS = frozenset({"unique_code", "code_scan"})
+
+
 def build_projection_runner(
     store: EventStore, database: Database, batch_size: int, multi_tenant: bool = False
 ) -> ProjectionRunner:
@@ -120,7 +129,7 @@ def build_projection_runner(
         EpcisEventsProjection(),
         CaptureJobsProjection(),
         # Codes and scans have projections of their own; the rest are records.
-        RecordsProjection([c for c in collections if not c.bulk and not c.read_only]),
+        RecordsProjection([c for c in collections if c.name not in _OWN_PROJECTIONS]),
         HistoryProjection(tuple(build_schema(multi_tenant))),
         UniqueCodesProjection(by_name["unique_code"]),
         CodeScansProjection(by_name["code_scan"]),
@@ -173,8 +182,9 @@ class Tracepoint:
             max_events=settings.capture_max_events,
             read_your_writes_timeout=settings.read_your_writes_timeout,
         )
+        self.event_reader = EpcisEventReader(self.database)
         self.events = EventQueryService(
-            EpcisEventReader(self.database),
+            self.event_reader,
             PageTokens(secret.encode()),
             self.blocking,
             per_page_default=settings.query_per_page_default,
@@ -248,7 +258,22 @@ class Tracepoint:
             Throttle(attempts, self.blocking, "scan", settings.scans_per_minute),
             read_your_writes_timeout=settings.read_your_writes_timeout,
         )
+        self.http = HttpPush()
+        self.outbound_flows = OutboundFlows(
+            self.store,
+            self.database,
+            self.event_reader,
+            AccessService(access_reader, self.blocking),
+            self.http,
+            self.blocking,
+            DeliverySettings(batch_size=settings.flow_batch_size),
+        )
+        self.lots = LotPublisher(self.items, self.capture)
+        self.flow_control = FlowControl(
+            self.items, self.outbound_flows, lambda: self.blocking.run(self.projections.catch_up)
+        )
         self.background.every("codes", settings.code_worker_interval, self.work_on_codes)
+        self.background.every("flows", settings.flow_poll_interval, self.outbound_flows.run_due)
         if self.code_pools.pools:
             self.background.every("code-pools", settings.code_pool_interval, self.refill_pools)
         self.named_queries = NamedQueryService(
@@ -314,12 +339,21 @@ class Tracepoint:
                 self.settings.code_job_max_quantity, self._wake_code_work
             ),
             "unique_code": UniqueCodeRules(),
+            "epcis_connection": EpcisConnectionRules(),
+            "epcis_outbound_flow": OutboundFlowRules(
+                lambda micros: self.event_reader.position_before_record_time(micros),
+                self._wake_flows,
+            ),
             **self._identifier_rules(),
         }
 
     @property
     def _link_base(self) -> str:
         return self.settings.digital_link_base or self.settings.public_url
+
+    def _wake_flows(self) -> None:
+        self.outbound_flows.hurry()
+        self.background.wake("flows")
 
     def _wake_code_work(self) -> None:
         self.background.wake("codes")
@@ -386,6 +420,7 @@ class Tracepoint:
         """Stop background work and close every connection."""
         self.identifier_jobs.stop()
         await self.background.stop()
+        await self.http.close()
         await self.follower.stop()
         await self.outbox.flush()
         self.close()

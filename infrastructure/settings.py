@@ -150,6 +150,14 @@ class Settings(BaseSettings):
         description="The time window of the duplicate rule: 30m, 1h, 2d (a bare number is "
         "milliseconds, as in the other durations).",
     )
+    flow_batch_size: int = Field(
+        default=500, ge=1, le=10_000, description="Events per document an outbound flow sends."
+    )
+    flow_poll_interval: float = Field(
+        default=1.0,
+        gt=0,
+        description="Seconds between looks for outbound flows whose interval has passed.",
+    )
     scans_per_minute: int = Field(
         default=60,
         ge=1,

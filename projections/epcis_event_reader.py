@@ -163,3 +163,35 @@ class EpcisEventReader:
         with self._db.transaction(write=False) as conn:
             value = conn.fetchval("SELECT MAX(position) FROM epcis_events")
         return int(value or 0)
+
+    def count_after(
+        self,
+        query: EventQuery,
+        *,
+        after: int,
+        snapshot: int,
+        scope: Sequence[EventQuery] | None = None,
+    ) -> int:
+        """How many events at log positions after `after` (and ≤ `snapshot`) match."""
+        params: list[Any] = [after, snapshot]
+        where = ["e.position > ?", "e.position <= ?", *build_where(self._db.dialect, query, params)]
+        if scope is not None:
+            where.append(self._any_of(scope, params))
+        with self._db.transaction(write=False) as conn:
+            return int(
+                conn.fetchval(
+                    f"SELECT COUNT(*) FROM epcis_events e WHERE {' AND '.join(where)}", params
+                )
+            )
+
+    def position_before_record_time(self, record_time: int) -> int:
+        """The log position just before the first event recorded after `record_time`
+        (microseconds), or the newest position when there is none: a cursor there
+        delivers every event recorded after that time."""
+        with self._db.transaction(write=False) as conn:
+            first = conn.fetchval(
+                "SELECT MIN(position) FROM epcis_events WHERE record_time > ?", (record_time,)
+            )
+            if first is not None:
+                return int(first) - 1
+            return int(conn.fetchval("SELECT COALESCE(MAX(position), 0) FROM epcis_events"))

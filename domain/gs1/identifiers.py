@@ -155,3 +155,15 @@ def sgln(gln: str, extension: str | None, company_prefix: str | None) -> str | N
     location_reference = gln[len(prefix) : 12]
     extension = _urn_component(_extension(extension) or "0")
     return f"urn:epc:id:sgln:{prefix}.{location_reference}.{extension}"
+
+
+def lgtin(gtin: str, company_prefix: str, lot_number: str) -> str:
+    """The LGTIN EPC class URN of a lot (`urn:epc:class:lgtin:<prefix>.<indicator+item
+    reference>.<lot>`); IdentifierError when the prefix does not start the GTIN."""
+    gtin = normalise_gtin(gtin)
+    prefix = check_company_prefix(company_prefix)
+    if len(prefix) < _SHORTEST_EPC_PREFIX or gtin[1 : 1 + len(prefix)] != prefix:
+        raise IdentifierError("organisation_company_prefix", "does not start the GTIN")
+    item_reference = gtin[0] + gtin[1 + len(prefix) : 13]
+    lot = _urn_component(check_lot_number(lot_number))
+    return f"urn:epc:class:lgtin:{prefix}.{item_reference}.{lot}"

@@ -2,6 +2,7 @@
 
 from domain.masterdata.certifications import CERTIFICATION
 from domain.masterdata.codes import CODE_RESERVATION, CODE_SCAN, IDENTIFIER_JOB, UNIQUE_CODE
+from domain.masterdata.connections import EPCIS_CONNECTION
 from domain.masterdata.epcis_queries import EPCIS_QUERIES
 from domain.masterdata.integrity import INTEGRITY_CHECK_RESULT
 from domain.masterdata.locations import LOCATION, LOCATION_CERTIFICATIONS, LOCATION_TRANSLATIONS
@@ -11,7 +12,7 @@ from domain.masterdata.organisations import (
     ORGANISATION_CERTIFICATIONS,
     ORGANISATION_TRANSLATIONS,
 )
-from domain.masterdata.outbound_flows import EPCIS_OUTBOUND_FLOW
+from domain.masterdata.outbound_flows import EPCIS_OUTBOUND_FLOW, EPCIS_OUTBOUND_FLOW_RUN
 from domain.masterdata.products import PRODUCT, PRODUCT_CERTIFICATIONS, PRODUCT_TRANSLATIONS
 from domain.masterdata.shipment_notices import SHIPMENT_NOTICE, SHIPMENT_NOTICE_LINE_ITEM
 
@@ -29,6 +30,7 @@ ITEM_COLLECTIONS = (
     INTEGRITY_CHECK_RESULT,
     EPCIS_QUERIES,
     EPCIS_OUTBOUND_FLOW,
+    EPCIS_CONNECTION,
 )
 
 #: Rows written through their parent item (translations, line items, junctions); they
@@ -41,8 +43,9 @@ DEPENDENT_COLLECTIONS = (
     ORGANISATION_CERTIFICATIONS,
     PRODUCT_CERTIFICATIONS,
     SHIPMENT_NOTICE_LINE_ITEM,
-    # Kept by the resolver, read-only.
+    # Kept by the resolver and by outbound flows, read-only.
     CODE_SCAN,
+    EPCIS_OUTBOUND_FLOW_RUN,
 )
 
 MASTER_DATA_COLLECTIONS = ITEM_COLLECTIONS + DEPENDENT_COLLECTIONS

@@ -1,23 +1,64 @@
-"""Outbound flows: what is pushed to which partner, and how far it got (spec §2)."""
+"""Outbound flows: what is pushed to which partner, and how far it got (spec §2), and
+the log of every delivery attempt."""
 
-from domain.collections.schema import Collection, Field
-from domain.masterdata.fields import AUDIT_FIELDS, BOOLEAN, DATETIME, STRING, UUID
+from domain.collections.schema import Alias, Collection, Field
+from domain.masterdata.fields import (
+    AUDIT_FIELDS,
+    BOOLEAN,
+    DATETIME,
+    INTEGER,
+    STRING,
+    TEXT,
+    UUID,
+)
+
+FLOW_STATUSES = ("idle", "running", "retrying", "error")
+RUN_OUTCOMES = ("sent", "nothing", "retrying", "stopped")
 
 EPCIS_OUTBOUND_FLOW = Collection(
     name="epcis_outbound_flow",
     primary_key="id",
     fields=(
         Field("id", UUID),
-        Field("type", STRING, default="unilateral_push"),
-        # The partner connection; the collection that holds connections comes with the
-        # flows themselves.
-        Field("connection", UUID),
+        Field("type", STRING, choices=("unilateral_push",), default="unilateral_push"),
+        Field("connection", UUID, relation="epcis_connection"),
+        # Kept for people to read and to move: setting it back replays from that time.
         Field("max_record_time_processed", DATETIME),
         # The named query that selects what the flow sends.
         Field("epcis_query", STRING, relation="epcis_queries"),
         Field("send_packing_hierarchy", BOOLEAN, default=False),
         Field("send_commissioning_events", BOOLEAN, default=False),
+        Field("interval_seconds", INTEGER, default=60, minimum=1, maximum=86_400),
+        Field("active", BOOLEAN, default=True),
+        # The state the runner keeps.
+        Field("status", STRING, choices=FLOW_STATUSES, default="idle", readonly=True),
+        Field("last_run_at", DATETIME, readonly=True),
+        Field("last_error", TEXT, readonly=True),
+        Field("backlog", INTEGER, default=0, readonly=True),
+        # The cursor: the log position of the last event delivered (0: none yet).
+        Field("last_position", INTEGER, default=0, readonly=True),
         *AUDIT_FIELDS,
     ),
+    aliases=(Alias("runs", "epcis_outbound_flow_run", "flow"),),
     sort_field="date_created",
+)
+
+#: One delivery attempt of a flow: kept by the service, read through the flow's runs.
+EPCIS_OUTBOUND_FLOW_RUN = Collection(
+    name="epcis_outbound_flow_run",
+    primary_key="id",
+    fields=(
+        Field("id", UUID),
+        Field("flow", UUID, relation="epcis_outbound_flow"),
+        Field("started_at", DATETIME),
+        Field("finished_at", DATETIME),
+        Field("outcome", STRING, choices=RUN_OUTCOMES),
+        Field("events", INTEGER),
+        Field("http_status", INTEGER),
+        Field("error", TEXT),
+        Field("from_position", INTEGER),
+        Field("to_position", INTEGER),
+    ),
+    sort_field="started_at",
+    read_only=True,
 )

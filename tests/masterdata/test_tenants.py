@@ -21,6 +21,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "identifier_job": {"type": "short_code", "quantity": 10},
     "code_reservation": {"quantity": 10},
     "epcis_queries": {"query": {"EQ_bizStep": ["shipping"]}},
+    "epcis_connection": {"name": "partner", "url": "https://partner.example/capture"},
 }
 
 
@@ -81,9 +82,17 @@ def new_item(collection: str, n: int = 0) -> dict[str, Any]:
 async def test_an_accounts_items_are_invisible_to_another_account(
     client: Client, tenants: Tenants, collection: str
 ) -> None:
-    made = await ok(
-        client, "POST", f"/items/{collection}", new_item(collection), token=tenants.a.token
-    )
+    item = new_item(collection)
+    if collection == "epcis_outbound_flow":
+        # A flow needs a connection and a named query, of its own account.
+        for needed in ("epcis_connection", "epcis_queries"):
+            made = await ok(
+                client, "POST", f"/items/{needed}", new_item(needed, 9), token=tenants.a.token
+            )
+            item["connection" if needed == "epcis_connection" else "epcis_query"] = made.get(
+                "name" if needed == "epcis_queries" else "id"
+            )
+    made = await ok(client, "POST", f"/items/{collection}", item, token=tenants.a.token)
     key = made["name" if collection == "epcis_queries" else "id"]
     assert made["account"] == tenants.account_a
     assert await ok(client, "GET", f"/items/{collection}", token=tenants.b.token) == []

@@ -1,0 +1,30 @@
+"""`POST /items/epcis_outbound_flow/<id>/run` and `GET …/<id>/runs`: run a flow now, and
+its delivery log, newest first."""
+
+import dataclasses
+
+from aiohttp import web
+
+from api.keys import caller, service
+from api.platform_requests import item_query
+from api.platform_responses import data_response
+
+routes = web.RouteTableDef()
+
+
+@routes.post("/items/epcis_outbound_flow/{key}/run")
+async def run_flow(request: web.Request) -> web.Response:
+    """Deliver what the flow has to deliver now; answers what it did."""
+    summary = await service(request).flow_control.run_now(
+        caller(request), request.match_info["key"]
+    )
+    return data_response(dataclasses.asdict(summary))
+
+
+@routes.get("/items/epcis_outbound_flow/{key}/runs")
+async def flow_runs(request: web.Request) -> web.Response:
+    """The flow's delivery attempts (time, events, HTTP status, error)."""
+    result = await service(request).flow_control.runs(
+        caller(request), request.match_info["key"], item_query(request)
+    )
+    return data_response(result.items, result.meta)

@@ -1,0 +1,45 @@
+"""Running a flow on request and reading its delivery log (`/run`, `/runs`)."""
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from application.errors import Forbidden
+from application.items import ItemList, ItemsService
+from application.outbound_flows import FLOWS, RUNS, OutboundFlows, RunSummary
+from domain.access.policies import SYSTEM, Accountability
+from domain.collections.filters import And, Condition
+from domain.collections.item_query import ItemQuery
+
+
+class FlowControl:
+    """What a user may do to a flow beyond editing it: run it now, read its runs."""
+
+    def __init__(
+        self, items: ItemsService, flows: OutboundFlows, settle: Callable[[], Awaitable[Any]]
+    ) -> None:
+        self._items = items
+        self._flows = flows
+        #: Brings the read models up to the run's writes: a client reads what it ran.
+        self._settle = settle
+
+    async def run_now(self, caller: Accountability, key: str) -> RunSummary:
+        """Run the flow once now (permission `update` on it)."""
+        if not await self._items.allows(caller, FLOWS, "update", key):
+            raise Forbidden(f'You don\'t have permission to "update" this "{FLOWS}" item.')
+        summary = await self._flows.run(key)
+        await self._settle()
+        return summary
+
+    async def runs(self, caller: Accountability, key: str, query: ItemQuery) -> ItemList:
+        """The flow's delivery attempts, newest first unless the query sorts (permission
+        `read` on the flow)."""
+        if not await self._items.allows(caller, FLOWS, "read", key):
+            raise Forbidden(f'You don\'t have permission to "read" this "{FLOWS}" item.')
+        own: Any = Condition(("flow",), "_eq", key)
+        query = dataclasses.replace(
+            query,
+            filter=own if query.filter is None else And((own, query.filter)),
+            sort=query.sort or (("started_at", True), ("id", True)),
+        )
+        return await self._items.read_many(SYSTEM, RUNS, query)

@@ -1,0 +1,71 @@
+"""What connections and outbound flows add to plain storage: checked partner URLs and
+credentials, and a flow's cursor following its `max_record_time_processed`."""
+
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from application.errors import InvalidPayload
+from application.items import CollectionRules, Item, Related
+from domain.epcis.timestamps import timestamp_micros
+
+
+class EpcisConnectionRules(CollectionRules):
+    """A connection names an http(s) endpoint and the credentials its auth type needs."""
+
+    def derive(self, values: Item, current: Item | None, related: Related) -> Item:
+        """Check the URL and the credentials together."""
+        merged = {**(current or {}), **values}
+        url = merged.get("url")
+        if "url" in values or current is None:
+            parts = urlsplit(str(url or ""))
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise InvalidPayload('"url" must be an http(s) URL with a host')
+        kind = merged.get("auth_type") or "none"
+        if kind != "none" and not merged.get("auth_secret"):
+            raise InvalidPayload(f'auth_type "{kind}" needs "auth_secret"')
+        if kind == "header" and not merged.get("auth_header_name"):
+            raise InvalidPayload('auth_type "header" needs "auth_header_name"')
+        headers = merged.get("headers")
+        if headers is not None and (
+            not isinstance(headers, dict)
+            or not all(isinstance(v, str | int | float) for v in headers.values())
+        ):
+            raise InvalidPayload('"headers" must be an object of header names and values')
+        return values
+
+
+class OutboundFlowRules(CollectionRules):
+    """A flow needs a connection and a named query; moving `max_record_time_processed`
+    moves the cursor (back: the flow sends again what was recorded after that time);
+    setting `active` back to true clears the error that stopped it."""
+
+    def __init__(self, position_before: Callable[[int], int], wake: Callable[[], None]) -> None:
+        self._position_before = position_before
+        self._wake = wake
+
+    def derive(self, values: Item, current: Item | None, related: Related) -> Item:
+        """Check what the flow needs; follow the cursor and the active switch."""
+        merged = {**(current or {}), **values}
+        for needed in ("connection", "epcis_query"):
+            if not merged.get(needed):
+                raise InvalidPayload(f'A flow needs "{needed}"')
+        values = dict(values)
+        moment = values.get("max_record_time_processed")
+        if "max_record_time_processed" in values and (
+            current is None or moment != current.get("max_record_time_processed")
+        ):
+            values["last_position"] = (
+                0 if moment is None else self._position_before(timestamp_micros(str(moment)))
+            )
+        if values.get("active") and (current is None or not current.get("active")):
+            values.update(status="idle", last_error=None)
+        return values
+
+    async def after_create(self, items: object) -> None:
+        """A new flow runs without waiting for the next look."""
+        self._wake()
+
+    async def after_update(self, caller: object, keys: object, changes: Item) -> None:
+        """A flow switched on, or moved back, runs at once."""
+        if changes.get("active") or "max_record_time_processed" in changes:
+            self._wake()
