@@ -6,6 +6,7 @@ from api import (
     auth,
     epcis_capture,
     epcis_queries,
+    epcis_subscriptions,
     files,
     history,
     items,
@@ -41,7 +42,8 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
         outbound_flows.routes,
         lots.routes,
     )
-    for table in (server.routes, epcis_capture.routes, epcis_queries.routes, *platform):
+    epcis = (epcis_capture.routes, epcis_queries.routes, epcis_subscriptions.routes)
+    for table in (server.routes, *epcis, *platform):
         app.add_routes(table)
     system_collections.add_routes(app)
     files.add_routes(app)

@@ -8,6 +8,7 @@ import orjson
 from aiohttp import web
 
 from api.epcis_responses import EPCIS_VERSION_HEADERS, epcis_exception, json_response
+from api.epcis_subscriptions import stream_events, wants_websocket
 from api.keys import caller, event_scope, service
 from application.errors import AlreadyExists, Forbidden, InvalidRequest, NotFound
 from application.event_queries import PAGING_PARAMETERS, EventPage
@@ -149,8 +150,11 @@ class NamedQueryView(web.View):
 
 
 @routes.get("/v2/epcis/queries/{name}/events")
-async def named_query_events(request: web.Request) -> web.Response:
-    """The events that currently match a named query, paged like `/events`."""
+async def named_query_events(request: web.Request) -> web.StreamResponse:
+    """The events that currently match a named query, paged like `/events`; with
+    `Upgrade: websocket`, the events that match from now on, as they come."""
+    if wants_websocket(request):
+        return await stream_events(request)
     params, paging = _split(request)
     name = request.match_info["name"]
     if params:

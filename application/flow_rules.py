@@ -4,13 +4,18 @@ credentials, and a flow's cursor following its `max_record_time_processed`."""
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from application.delivery import OutboundGuard
 from application.errors import InvalidPayload
 from application.items import CollectionRules, Item, Related
 from domain.epcis.timestamps import timestamp_micros
 
 
 class EpcisConnectionRules(CollectionRules):
-    """A connection names an http(s) endpoint and the credentials its auth type needs."""
+    """A connection names an http(s) endpoint, outside the service's own network unless
+    allowed, and the credentials its auth type needs."""
+
+    def __init__(self, guard: OutboundGuard) -> None:
+        self._guard = guard
 
     def derive(self, values: Item, current: Item | None, related: Related) -> Item:
         """Check the URL and the credentials together."""
@@ -20,6 +25,9 @@ class EpcisConnectionRules(CollectionRules):
             parts = urlsplit(str(url or ""))
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise InvalidPayload('"url" must be an http(s) URL with a host')
+            refused = self._guard.refusal_now(str(url))
+            if refused is not None:
+                raise InvalidPayload(f'"url" {refused}')
         kind = merged.get("auth_type") or "none"
         if kind != "none" and not merged.get("auth_secret"):
             raise InvalidPayload(f'auth_type "{kind}" needs "auth_secret"')

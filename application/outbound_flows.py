@@ -23,6 +23,7 @@ import orjson
 
 from application.access import AccessService
 from application.blocking import BlockingRunner, entered
+from application.delivery import OutboundGuard, backoff_delay, namespaces_of
 from application.epcis_access import EventScope, event_scope
 from application.errors import Forbidden
 from domain.collections.coercion import format_datetime
@@ -108,6 +109,7 @@ class OutboundFlows:
         reader: EpcisEventReader,
         access: AccessService,
         http: HttpPush,
+        guard: OutboundGuard,
         blocking: BlockingRunner,
         settings: DeliverySettings,
         *,
@@ -119,6 +121,7 @@ class OutboundFlows:
         self._reader = reader
         self._access = access
         self._http = http
+        self._guard = guard
         self._blocking = blocking
         self.settings = settings
         self._clock = clock
@@ -222,6 +225,9 @@ class OutboundFlows:
             scope = event_scope(caller, "read")
         except Forbidden as exc:
             raise _Stop(f"The flow's owner may not read EPCIS events: {exc.message}") from exc
+        refused = await self._guard.refusal(str(connection["url"]))
+        if refused is not None:
+            raise _Stop(f"The connection's url {refused}")
         return _Setup(
             url=str(connection["url"]),
             headers=_headers(connection),
@@ -252,12 +258,9 @@ class OutboundFlows:
         batch = _Batch(rows, from_position=cursor, to_position=rows[-1].position)
         batch.extras = self._extras(rows, setup, snapshot)
         everything = sorted([*rows, *batch.extras], key=lambda r: r.position)
-        namespaces: dict[str, str] = {}
-        for row in everything:
-            if row.namespaces:
-                for prefix, namespace in orjson.loads(row.namespaces).items():
-                    namespaces.setdefault(prefix, namespace)
-        batch.body = capture_document([r.document for r in everything], namespaces, self._now())
+        batch.body = capture_document(
+            [r.document for r in everything], namespaces_of(everything), self._now()
+        )
         record_times = [orjson.loads(r.document).get("recordTime") for r in rows]
         times = [t for t in record_times if isinstance(t, str)]
         batch.max_record_time = max(times, key=timestamp_micros) if times else None
@@ -401,8 +404,9 @@ class OutboundFlows:
         """Exponential backoff with full jitter: the next try's delay in seconds."""
         failures = self._failures.get(key, 0) + 1
         self._failures[key] = failures
-        ceiling = min(self.settings.retry_max, self.settings.retry_base * 2.0 ** (failures - 1))
-        delay = ceiling / 2 + self._jitter() * ceiling / 2
+        delay = backoff_delay(
+            failures, self.settings.retry_base, self.settings.retry_max, self._jitter()
+        )
         self._due[key] = time.monotonic() + delay
         return delay
 

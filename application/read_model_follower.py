@@ -51,6 +51,10 @@ class ReadModelFollower:
                 return False
         return True
 
+    async def next_change(self, seconds: float) -> None:
+        """Wait until the read models take in anything new, at most `seconds`."""
+        await self.wait_for(self._runner.reached + 1, seconds)
+
     async def _follow(self) -> None:
         while True:
             with contextlib.suppress(TimeoutError):

@@ -22,6 +22,7 @@ from application.code_rules import (
     IdentifierJobRules,
     UniqueCodeRules,
 )
+from application.delivery import OutboundGuard
 from application.errors import Unprocessable
 from application.event_analysis import EventAnalyser
 from application.event_queries import EventQueryService
@@ -44,6 +45,7 @@ from application.page_tokens import PageTokens
 from application.publish_lot import LotPublisher
 from application.read_model_follower import ReadModelFollower
 from application.resolver import Resolver
+from application.subscriptions import SubscriptionService
 from application.system_collections import (
     EXTRA_PERMISSION_COLLECTIONS,
     NotificationsRules,
@@ -54,6 +56,7 @@ from application.system_collections import (
 )
 from application.throttle import Throttle
 from application.user_flows import FlowSettings, UserFlows, allow_list
+from domain.access.outbound_targets import parse_allow_list
 from domain.access.policies import SYSTEM
 from domain.codes.integrity import DuplicateThresholds
 from domain.codes.reserved import RESERVED_SEGMENTS
@@ -66,7 +69,7 @@ from infrastructure.database_url import DatabaseUrl
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import EventStore
 from infrastructure.file_storage import FileStorage
-from infrastructure.http_push import HttpPush
+from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now
 from infrastructure.instance_store import InstanceStore
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.session_store import SessionStore
@@ -196,6 +199,9 @@ class Tracepoint:
         self._files_rules = FilesRules()
         self.background = Background()
         self.codes = CodeReader(self.database)
+        self.outbound_guard = OutboundGuard(
+            parse_allow_list(settings.outbound_allow_list), resolve_host, resolve_host_now
+        )
         self.items = ItemsService(
             self.store,
             ItemReader(self.database, self.schema),
@@ -265,6 +271,7 @@ class Tracepoint:
             self.event_reader,
             AccessService(access_reader, self.blocking),
             self.http,
+            self.outbound_guard,
             self.blocking,
             DeliverySettings(batch_size=settings.flow_batch_size),
         )
@@ -278,6 +285,21 @@ class Tracepoint:
             self.background.every("code-pools", settings.code_pool_interval, self.refill_pools)
         self.named_queries = NamedQueryService(
             self.items, self.read_models, self.events, self.blocking
+        )
+        self.subscriptions = SubscriptionService(
+            self.store,
+            self.database,
+            self.event_reader,
+            self.named_queries,
+            AccessService(access_reader, self.blocking),
+            self.http,
+            self.outbound_guard,
+            self.follower,
+            self.blocking,
+            DeliverySettings(batch_size=settings.flow_batch_size),
+        )
+        self.background.every(
+            "subscriptions", settings.flow_poll_interval, self.subscriptions.deliver_due
         )
         self.password_checks = BlockingRunner(workers=2)
         tokens = AccessTokens(secret.encode())
@@ -339,7 +361,7 @@ class Tracepoint:
                 self.settings.code_job_max_quantity, self._wake_code_work
             ),
             "unique_code": UniqueCodeRules(),
-            "epcis_connection": EpcisConnectionRules(),
+            "epcis_connection": EpcisConnectionRules(self.outbound_guard),
             "epcis_outbound_flow": OutboundFlowRules(
                 lambda micros: self.event_reader.position_before_record_time(micros),
                 self._wake_flows,

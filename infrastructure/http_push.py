@@ -1,6 +1,7 @@
 """POSTing documents to partners (outbound flows, webhooks): one shared HTTP client."""
 
 import asyncio
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -63,3 +64,22 @@ class HttpPush:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+async def resolve_host(host: str) -> list[str]:
+    """The addresses a host name resolves to (empty when it does not resolve)."""
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await loop.getaddrinfo(host, None)
+    except OSError:
+        return []
+    return sorted({str(info[4][0]) for info in infos})
+
+
+def resolve_host_now(host: str) -> list[str]:
+    """`resolve_host` for code that runs off the event loop."""
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return []
+    return sorted({str(info[4][0]) for info in infos})

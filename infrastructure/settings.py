@@ -150,6 +150,12 @@ class Settings(BaseSettings):
         description="The time window of the duplicate rule: 30m, 1h, 2d (a bare number is "
         "milliseconds, as in the other durations).",
     )
+    outbound_allow_list: str = Field(
+        default="",
+        description="Comma-separated URL prefixes, host names or CIDR ranges that webhooks "
+        "and partner connections may reach although they are internal (loopback, private, "
+        "link-local).",
+    )
     flow_batch_size: int = Field(
         default=500, ge=1, le=10_000, description="Events per document an outbound flow sends."
     )

@@ -84,6 +84,8 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         # Tests run code jobs and reservations when they choose (`work_on_codes`);
         # tests/codes/test_background.py keeps the timer.
         "background_work": False,
+        # Test partners and webhook receivers listen on the loopback interface.
+        "outbound_allow_list": "127.0.0.0/8",
     }
     values.update(overrides)
     return Settings(**values)

@@ -49,3 +49,35 @@ def all_referenced(events: Iterable[Mapping[str, Any]]) -> set[str]:
     for event in events:
         found |= referenced_epcs(event)
     return found
+
+
+def query_document(
+    events: Sequence[str],
+    namespaces: Mapping[str, str],
+    created: str,
+    query_name: str,
+    subscription_id: str | None = None,
+) -> bytes:
+    """An EPCISQueryDocument with these events: what subscriptions deliver."""
+    context: list[Any] = [EPCIS_CONTEXT]
+    if namespaces:
+        context.append(dict(namespaces))
+    head = orjson.dumps(
+        {
+            "@context": context,
+            "type": "EPCISQueryDocument",
+            "schemaVersion": "2.0",
+            "creationDate": created,
+        }
+    )
+    results: dict[str, Any] = {"queryName": query_name}
+    if subscription_id is not None:
+        results["subscriptionID"] = subscription_id
+    opening = orjson.dumps(results)[:-1] + b',"resultsBody":{"eventList":['
+    return (
+        head[:-1]
+        + b',"epcisBody":{"queryResults":'
+        + opening
+        + ",".join(events).encode()
+        + b"]}}}}"
+    )

@@ -12,7 +12,11 @@ from domain.masterdata.organisations import (
     ORGANISATION_CERTIFICATIONS,
     ORGANISATION_TRANSLATIONS,
 )
-from domain.masterdata.outbound_flows import EPCIS_OUTBOUND_FLOW, EPCIS_OUTBOUND_FLOW_RUN
+from domain.masterdata.outbound_flows import (
+    EPCIS_OUTBOUND_FLOW,
+    EPCIS_OUTBOUND_FLOW_RUN,
+    EPCIS_SUBSCRIPTION,
+)
 from domain.masterdata.products import PRODUCT, PRODUCT_CERTIFICATIONS, PRODUCT_TRANSLATIONS
 from domain.masterdata.shipment_notices import SHIPMENT_NOTICE, SHIPMENT_NOTICE_LINE_ITEM
 
@@ -46,6 +50,7 @@ DEPENDENT_COLLECTIONS = (
     # Kept by the resolver and by outbound flows, read-only.
     CODE_SCAN,
     EPCIS_OUTBOUND_FLOW_RUN,
+    EPCIS_SUBSCRIPTION,
 )
 
 MASTER_DATA_COLLECTIONS = ITEM_COLLECTIONS + DEPENDENT_COLLECTIONS

@@ -7,6 +7,7 @@ from domain.masterdata.fields import (
     BOOLEAN,
     DATETIME,
     INTEGER,
+    JSON,
     STRING,
     TEXT,
     UUID,
@@ -60,5 +61,33 @@ EPCIS_OUTBOUND_FLOW_RUN = Collection(
         Field("to_position", INTEGER),
     ),
     sort_field="started_at",
+    read_only=True,
+)
+
+#: A webhook subscription to a named query (`/v2/epcis/.../subscriptions`): kept by the
+#: EPCIS endpoints, readable here.
+EPCIS_SUBSCRIPTION = Collection(
+    name="epcis_subscription",
+    primary_key="id",
+    fields=(
+        Field("id", UUID),
+        Field("query_name", STRING, relation="epcis_queries"),
+        Field("dest", STRING),
+        # Signs deliveries; never read back.
+        Field("signature_token", STRING, concealed=True),
+        Field("report_if_empty", BOOLEAN),
+        Field("stream", BOOLEAN),
+        Field("schedule", JSON),
+        Field("initial_record_time", DATETIME),
+        Field("min_record_time", DATETIME),
+        Field("last_position", INTEGER, default=0),
+        Field("last_notified_at", DATETIME),
+        Field("active", BOOLEAN, default=True),
+        Field("status", STRING, choices=("active", "retrying", "error"), default="active"),
+        Field("last_error", TEXT),
+        Field("user_created", UUID, relation="users"),
+        Field("date_created", DATETIME),
+    ),
+    sort_field="date_created",
     read_only=True,
 )

@@ -18,6 +18,8 @@ class Partner:
     url: str = ""
     documents: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    #: The bodies as received, byte for byte (signatures are over these).
+    bodies: list[bytes] = field(default_factory=list)
     #: The status of the next answers (202 accepts).
     status: int = 202
     #: Seconds to wait before answering (longer than a connection's timeout: no answer).
@@ -38,6 +40,7 @@ class Partner:
             await asyncio.sleep(self.delay)
         if 200 <= self.status < 300:
             self.documents.append(orjson.loads(body))
+            self.bodies.append(body)
             self.headers.append(dict(request.headers))
         return web.Response(status=self.status, text="partner says hello")
 

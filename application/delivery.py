@@ -1,0 +1,51 @@
+"""What outbound flows and subscriptions share: where they may send, how long they wait
+before trying again, and the namespaces of what they send."""
+
+from collections.abc import Awaitable, Callable, Sequence
+from urllib.parse import urlsplit
+
+import orjson
+
+from domain.access.outbound_targets import AllowList, refusal
+from projections.epcis_event_reader import PageRow
+
+
+class OutboundGuard:
+    """Refuses destinations on the service's own network unless they are allowed."""
+
+    def __init__(
+        self,
+        allowed: AllowList,
+        resolve: Callable[[str], Awaitable[list[str]]],
+        resolve_now: Callable[[str], list[str]],
+    ) -> None:
+        self._allowed = allowed
+        self._resolve = resolve
+        self._resolve_now = resolve_now
+
+    async def refusal(self, url: str) -> str | None:
+        """Why the service must not send to `url`; None when it may."""
+        host = urlsplit(url).hostname or ""
+        return refusal(url, await self._resolve(host) if host else [], self._allowed)
+
+    def refusal_now(self, url: str) -> str | None:
+        """`refusal`, off the event loop."""
+        host = urlsplit(url).hostname or ""
+        return refusal(url, self._resolve_now(host) if host else [], self._allowed)
+
+
+def backoff_delay(failures: int, base: float, ceiling: float, jitter: float) -> float:
+    """Seconds before the next try after `failures` in a row: exponential, capped, with
+    half of it random (`jitter` in [0, 1)) so retries of many flows do not bunch up."""
+    top = min(ceiling, base * 2.0 ** (failures - 1))
+    return top / 2 + jitter * top / 2
+
+
+def namespaces_of(rows: Sequence[PageRow]) -> dict[str, str]:
+    """The namespace prefixes the events' extensions use, first definition first."""
+    namespaces: dict[str, str] = {}
+    for row in rows:
+        if row.namespaces:
+            for prefix, namespace in orjson.loads(row.namespaces).items():
+                namespaces.setdefault(prefix, namespace)
+    return namespaces

@@ -1,0 +1,320 @@
+"""EPCIS 2.0 subscriptions: webhooks (stream and scheduled) and WebSocket streams."""
+
+import asyncio
+import hashlib
+import hmac
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+import pytest
+
+from application.runtime import Tracepoint
+from infrastructure.settings import Settings
+from tests.access.helpers import Client, user_with
+from tests.conftest import AUTH, make_settings
+from tests.epcis_documents import object_event
+from tests.flows.helpers import capture
+from tests.flows.partner import Partner, running_partner
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Partner]:
+    async with running_partner() as listening:
+        yield listening
+
+
+def delivered(receiver: Partner) -> list[dict[str, Any]]:
+    return [
+        e
+        for d in receiver.documents
+        for e in d["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+    ]
+
+
+async def named_query(client: Client, name: str = "shipping", token: str | None = None) -> str:
+    headers = {"Authorization": f"Bearer {token}"} if token else AUTH
+    response = await client.post(
+        "/v2/epcis/queries",
+        data=orjson.dumps({"name": name, "query": {"EQ_bizStep": ["shipping"]}}),
+        headers={**headers, "Content-Type": "application/json"},
+    )
+    assert response.status == 201, await response.text()
+    return name
+
+
+async def subscribe(client: Client, name: str, token: str | None = None, **controls: Any) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else AUTH
+    return await client.post(
+        f"/v2/epcis/queries/{name}/subscriptions",
+        data=orjson.dumps(controls),
+        headers={**headers, "Content-Type": "application/json"},
+    )
+
+
+async def test_a_subscription_is_created_listed_read_and_deleted(
+    client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    response = await subscribe(client, name, dest=receiver.url, stream=True)
+    assert response.status == 201, await response.text()
+    created = await response.json()
+    key = created["subscriptionID"]
+    assert response.headers["Location"] == f"/v2/epcis/queries/{name}/subscriptions/{key}"
+    assert created["createdAt"]
+    assert created["minRecordTime"]
+    assert "signatureToken" not in created
+    listed = await (
+        await client.get(f"/v2/epcis/queries/{name}/subscriptions", headers=AUTH)
+    ).json()
+    assert [s["subscriptionID"] for s in listed] == [key]
+    one = await client.get(f"/v2/epcis/subscriptions/{key}", headers=AUTH)
+    assert (await one.json())["dest"] == receiver.url
+    gone = await client.delete(f"/v2/epcis/queries/{name}/subscriptions/{key}", headers=AUTH)
+    assert gone.status == 204
+    again = await client.get(f"/v2/epcis/subscriptions/{key}", headers=AUTH)
+    assert again.status == 404
+
+
+async def test_a_stream_subscription_delivers_new_events_signed(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    await capture(client, object_event())  # before the subscription: not delivered
+    response = await subscribe(client, name, dest=receiver.url, stream=True, signatureToken="t0ken")
+    key = (await response.json())["subscriptionID"]
+    await capture(client, object_event(), object_event(bizStep="receiving"), object_event())
+    await tracepoint.subscriptions.deliver_due()
+    [document] = receiver.documents
+    assert document["type"] == "EPCISQueryDocument"
+    results = document["epcisBody"]["queryResults"]
+    assert (results["queryName"], results["subscriptionID"]) == (name, key)
+    assert [e["bizStep"] for e in delivered(receiver)] == ["shipping", "shipping"]
+    await tracepoint.subscriptions.deliver_due()
+    assert len(receiver.documents) == 1
+
+
+async def test_the_signature_is_an_hmac_of_the_body(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    await subscribe(client, name, dest=receiver.url, stream=True, signatureToken="t0ken")
+    await capture(client, object_event())
+    await tracepoint.subscriptions.deliver_due()
+    expected = hmac.new(b"t0ken", receiver.bodies[0], hashlib.sha256).hexdigest()
+    assert receiver.headers[0]["GS1-Signature"] == expected
+
+
+async def test_initial_record_time_replays_from_that_time(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    await capture(client, object_event(), object_event())
+    await subscribe(
+        client, name, dest=receiver.url, stream=True, initialRecordTime="2000-01-01T00:00:00Z"
+    )
+    await tracepoint.subscriptions.deliver_due()
+    assert len(delivered(receiver)) == 2
+
+
+async def test_a_scheduled_subscription_reports_when_its_time_comes_even_if_empty(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    await subscribe(client, name, dest=receiver.url, schedule={"second": "*"}, reportIfEmpty=True)
+    await tracepoint.subscriptions.deliver_due()
+    deadline = time.monotonic() + 3
+    while not receiver.documents and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+        await tracepoint.subscriptions.deliver_due()
+    assert receiver.documents
+    assert delivered(receiver) == []
+
+
+async def test_a_scheduled_subscription_waits_for_its_time(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    await subscribe(client, name, dest=receiver.url, schedule={"hour": "3", "minute": "0"})
+    await capture(client, object_event())
+    await tracepoint.subscriptions.deliver_due()
+    assert receiver.documents == []
+
+
+async def test_a_failing_receiver_gets_the_events_once_it_is_back(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    response = await subscribe(client, name, dest=receiver.url, stream=True)
+    key = (await response.json())["subscriptionID"]
+    await capture(client, object_event(), object_event())
+    receiver.status = 503
+    await tracepoint.subscriptions.deliver_due()
+    state = await (await client.get(f"/v2/epcis/subscriptions/{key}", headers=AUTH)).json()
+    assert state["status"] == "retrying"
+    receiver.status = 202
+    await tracepoint.subscriptions.deliver(key, report_if_empty=False)
+    assert len(delivered(receiver)) == 2
+
+
+async def test_a_receiver_answering_4xx_ends_the_subscription(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    response = await subscribe(client, name, dest=receiver.url, stream=True)
+    key = (await response.json())["subscriptionID"]
+    await capture(client, object_event())
+    receiver.status = 410
+    await tracepoint.subscriptions.deliver_due()
+    state = await (await client.get(f"/v2/epcis/subscriptions/{key}", headers=AUTH)).json()
+    assert (state["active"], state["status"]) == (False, "error")
+    assert "410" in state["lastError"]
+
+
+@pytest.mark.parametrize(
+    ("controls", "message"),
+    [
+        ({"stream": True}, "dest"),
+        ({"dest": "ftp://x", "stream": True}, "dest"),
+        ({"dest": "http://127.0.0.1:9/x"}, "either"),
+        ({"dest": "http://127.0.0.1:9/x", "stream": True, "schedule": {"second": "1"}}, "either"),
+        ({"dest": "http://127.0.0.1:9/x", "schedule": {"second": "99"}}, "schedule"),
+        ({"dest": "http://127.0.0.1:9/x", "schedule": {"week": "1"}}, "week"),
+        (
+            {"dest": "http://127.0.0.1:9/x", "stream": True, "initialRecordTime": "yesterday"},
+            "initialRecordTime",
+        ),
+        ({"dest": "http://127.0.0.1:9/x", "stream": "yes"}, "stream"),
+    ],
+)
+async def test_bad_controls_are_a_400_subscription_controls_exception(
+    client: Client, controls: dict[str, Any], message: str
+) -> None:
+    name = await named_query(client)
+    response = await subscribe(client, name, **controls)
+    assert response.status == 400
+    body = await response.json()
+    assert body["type"] == "epcisException:SubscriptionControlsException"
+    assert message in body["detail"]
+
+
+async def test_a_subscription_to_an_unknown_query_is_a_404(client: Client) -> None:
+    response = await subscribe(client, "nothing", dest="http://127.0.0.1:9/x", stream=True)
+    assert response.status == 404
+
+
+async def test_the_spec_path_takes_the_query_name_in_the_body(
+    client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    response = await client.post(
+        "/v2/epcis/subscriptions",
+        data=orjson.dumps({"queryName": name, "dest": receiver.url, "stream": True}),
+        headers={**AUTH, "Content-Type": "application/json"},
+    )
+    assert response.status == 201
+    listed = await (await client.get("/v2/epcis/subscriptions", headers=AUTH)).json()
+    assert [s["queryName"] for s in listed] == [name]
+
+
+async def test_a_subscriber_gets_only_the_events_it_may_read(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    reader = await user_with(
+        client,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"readPoint": {"_eq": "urn:epc:id:sgln:4012345.00001.0"}},
+        },
+        {"collection": "epcis_queries", "action": "read", "fields": ["*"]},
+    )
+    name = await named_query(client)
+    response = await subscribe(client, name, token=reader.token, dest=receiver.url, stream=True)
+    assert response.status == 201, await response.text()
+    await capture(
+        client,
+        object_event(),
+        object_event(readPoint={"id": "urn:epc:id:sgln:4012345.00002.0"}),
+    )
+    await tracepoint.subscriptions.deliver_due()
+    assert [e["readPoint"]["id"] for e in delivered(receiver)] == [
+        "urn:epc:id:sgln:4012345.00001.0"
+    ]
+
+
+async def test_a_user_who_may_not_read_events_cannot_subscribe(client: Client) -> None:
+    nobody = await user_with(client, {"collection": "product", "action": "read"})
+    name = await named_query(client)
+    response = await subscribe(
+        client, name, token=nobody.token, dest="http://127.0.0.1:9/x", stream=True
+    )
+    assert response.status == 403
+
+
+async def test_a_websocket_receives_each_new_event_within_a_second(client: Client) -> None:
+    name = await named_query(client)
+    socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=AUTH)
+    try:
+        await asyncio.sleep(0.1)
+        started = time.monotonic()
+        await capture(client, object_event(), object_event(bizStep="receiving"))
+        message = await socket.receive(timeout=1.0)
+        latency = time.monotonic() - started
+        document = orjson.loads(message.data)
+        events = document["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+        assert [e["bizStep"] for e in events] == ["shipping"]
+        assert latency < 1.0
+    finally:
+        await socket.close()
+
+
+class TestOwnNetwork:
+    """Without an allow list, webhooks cannot reach the service's own network."""
+
+    @pytest.fixture
+    def settings(self, database_url: str) -> Settings:
+        return make_settings(database_url, outbound_allow_list="")
+
+    @pytest.mark.parametrize(
+        "dest",
+        [
+            "http://127.0.0.1:8080/x",
+            "http://10.0.0.7/x",
+            "http://169.254.169.254/latest",
+            "http://[::1]/x",
+        ],
+    )
+    async def test_an_internal_dest_is_refused(self, client: Client, dest: str) -> None:
+        name = await named_query(client)
+        response = await subscribe(client, name, dest=dest, stream=True)
+        assert response.status == 400
+        assert "internal address" in (await response.json())["detail"]
+
+    async def test_an_internal_partner_connection_is_refused(self, client: Client) -> None:
+        response = await client.post(
+            "/items/epcis_connection",
+            data=orjson.dumps({"name": "x", "url": "http://127.0.0.1:9/capture"}),
+            headers={**AUTH, "Content-Type": "application/json"},
+        )
+        assert response.status == 400
+
+
+class TestAllowList:
+    """The allow list lets named internal destinations through."""
+
+    @pytest.fixture
+    def settings(self, database_url: str) -> Settings:
+        return make_settings(database_url, outbound_allow_list="http://127.0.0.1:9/ok, 10.1.0.0/16")
+
+    @pytest.mark.parametrize("dest", ["http://127.0.0.1:9/ok/hook", "http://10.1.2.3/hook"])
+    async def test_an_allowed_internal_dest_is_accepted(self, client: Client, dest: str) -> None:
+        name = await named_query(client)
+        response = await subscribe(client, name, dest=dest, stream=True)
+        assert response.status == 201, await response.text()
+
+    async def test_what_the_list_does_not_name_is_refused(self, client: Client) -> None:
+        name = await named_query(client)
+        response = await subscribe(client, name, dest="http://127.0.0.1:9/other", stream=True)
+        assert response.status == 400
