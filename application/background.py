@@ -30,6 +30,8 @@ class Background:
 
     async def start(self) -> None:
         """Start the timers; each piece of work also runs once right away."""
+        if self._scheduler.running:
+            return
         for name, (work, seconds) in self._work.items():
             self._scheduler.add_job(
                 self._guarded(name, work),

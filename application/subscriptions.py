@@ -98,6 +98,8 @@ class SubscriptionService:
         self._failures: dict[str, int] = {}
         #: Scheduled subscription → its next fire time.
         self._fires: dict[str, datetime] = {}
+        #: Stream subscription → the log position up to which nothing more matched.
+        self._checked: dict[str, int] = {}
 
     # -- managing --------------------------------------------------------------------
 
@@ -168,12 +170,16 @@ class SubscriptionService:
     async def deliver_due(self) -> None:
         """Deliver to every active subscription that has something due."""
         now = self._clock()
+        newest = await self._blocking.run(self._reader.snapshot)
         for row in await self._blocking.run(self._rows, None):
             key = str(row["id"])
             if not row.get("active") or self._retry_at.get(key, 0.0) > time.monotonic():
                 continue
             if row.get("stream"):
-                await self.deliver(key, report_if_empty=False)
+                # Nothing captured since it last looked: nothing to look at.
+                seen = max(int(row.get("last_position") or 0), self._checked.get(key, 0))
+                if seen < newest:
+                    await self.deliver(key, report_if_empty=False)
                 continue
             fire = self._fires.get(key)
             if fire is None:
@@ -193,7 +199,9 @@ class SubscriptionService:
                 return 0
             sent = 0
             for _ in range(self.settings.batches_per_run):
-                cursor, rows = await self._blocking.run(self._rows_after, key, target)
+                cursor, rows, snapshot = await self._blocking.run(self._rows_after, key, target)
+                if not rows:
+                    self._checked[key] = snapshot
                 if not rows and (sent or not report_if_empty):
                     break
                 if not await self._push(target, cursor, rows):
@@ -294,16 +302,21 @@ class SubscriptionService:
         )
         return False
 
-    def _rows_after(self, key: str, target: _Target) -> tuple[int, list[PageRow]]:
+    def _rows_after(self, key: str, target: _Target) -> tuple[int, list[PageRow], int]:
+        """The subscription's cursor, the next events after it, and the log position
+        they were read up to."""
         record = self._record(key)
         cursor = int((record or {}).get("last_position") or 0)
-        return cursor, self._page(target.query, cursor, target.scope)
+        snapshot = self._reader.snapshot()
+        return cursor, self._page(target.query, cursor, target.scope, snapshot), snapshot
 
-    def _page(self, query: EventQuery, cursor: int, scope: EventScope) -> list[PageRow]:
+    def _page(
+        self, query: EventQuery, cursor: int, scope: EventScope, snapshot: int | None = None
+    ) -> list[PageRow]:
         return self._reader.page(
             query,
             limit=self.settings.batch_size,
-            snapshot=self._reader.snapshot(),
+            snapshot=self._reader.snapshot() if snapshot is None else snapshot,
             after=(0, cursor),
             scope=scope,
         )
