@@ -1,6 +1,8 @@
 """EPCIS 2.0 subscriptions: webhooks (`/v2/epcis/queries/{name}/subscriptions`,
 `/v2/epcis/subscriptions`) and the WebSocket stream of `/v2/epcis/queries/{name}/events`."""
 
+import asyncio
+import contextlib
 from typing import Any
 
 import orjson
@@ -9,7 +11,6 @@ from aiohttp import web
 from api.epcis_responses import EPCIS_VERSION_HEADERS, epcis_exception, json_response
 from api.keys import caller, service
 from application.errors import Forbidden, NotFound
-from domain.epcis.event_query import QueryParameterError
 from domain.epcis.subscriptions import SubscriptionControlsError, parse_subscription
 from domain.epcis.timestamps import parse_timestamp
 
@@ -137,14 +138,20 @@ async def stream_events(request: web.Request) -> web.StreamResponse:
     feed = service(request).subscriptions.stream(caller(request), name, initial)
     socket = web.WebSocketResponse(heartbeat=30)
     await socket.prepare(request)
-    try:
+
+    async def send() -> None:
         async for document in feed:
-            if socket.closed:
-                break
             await socket.send_str(document.decode())
-    except (ConnectionResetError, QueryParameterError):
-        pass
+
+    sender = asyncio.create_task(send())
+    try:
+        # The client sends nothing; this ends when it goes away, and the feed with it.
+        async for _message in socket:
+            pass
     finally:
+        sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ConnectionResetError):
+            await sender
         await feed.aclose()
         await socket.close()
     return socket

@@ -1,12 +1,14 @@
 """What outbound flows and subscriptions share: where they may send, how long they wait
 before trying again, and the namespaces of what they send."""
 
-from collections.abc import Awaitable, Callable, Sequence
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 import orjson
 
 from domain.access.outbound_targets import AllowList, refusal
+from domain.epcis.event_query import EventQuery, parse_event_query
 from projections.epcis_event_reader import PageRow
 
 
@@ -25,13 +27,20 @@ class OutboundGuard:
 
     async def refusal(self, url: str) -> str | None:
         """Why the service must not send to `url`; None when it may."""
-        host = urlsplit(url).hostname or ""
+        host = _host(url)
         return refusal(url, await self._resolve(host) if host else [], self._allowed)
 
     def refusal_now(self, url: str) -> str | None:
         """`refusal`, off the event loop."""
-        host = urlsplit(url).hostname or ""
+        host = _host(url)
         return refusal(url, self._resolve_now(host) if host else [], self._allowed)
+
+
+def _host(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
 
 
 def backoff_delay(failures: int, base: float, ceiling: float, jitter: float) -> float:
@@ -49,3 +58,15 @@ def namespaces_of(rows: Sequence[PageRow]) -> dict[str, str]:
             for prefix, namespace in orjson.loads(row.namespaces).items():
                 namespaces.setdefault(prefix, namespace)
     return namespaces
+
+
+#: Expands a query's WD_bizLocation to the sub-locations in the master data.
+Expand = Callable[[EventQuery], Awaitable[EventQuery]]
+
+
+async def log_reader_query(params: Mapping[str, Sequence[str]], expand: Expand) -> EventQuery:
+    """A named query's parameters as a reader of the log runs them: in log order (a
+    cursor is a log position, whatever order the query asks for), WD_bizLocation
+    expanded as the query endpoints expand it. Raises QueryParameterError."""
+    query = await expand(parse_event_query(params))
+    return dataclasses.replace(query, order_by="position", descending=False)

@@ -77,7 +77,7 @@ class EventQueryService:
         `paging` holds `perPage` and `nextPageToken` as given by the client.
         Raises QueryParameterError or InvalidPageToken for bad input.
         """
-        query = await self._with_sub_locations(parse_event_query(params))
+        query = await self.with_sub_locations(parse_event_query(params))
         per_page = self._per_page(paging.get("perPage"))
         print_ = fingerprint({k: list(v) for k, v in params.items()})
         token_values = paging.get("nextPageToken")
@@ -110,7 +110,7 @@ class EventQueryService:
                     namespaces.setdefault(prefix, namespace)
         return EventPage([row.document for row in rows], namespaces, next_token, per_page)
 
-    async def _with_sub_locations(self, query: EventQuery) -> EventQuery:
+    async def with_sub_locations(self, query: EventQuery) -> EventQuery:
         """WD_bizLocation also finds events at the locations below the named ones in the
         location master data (`parent_location`), at any depth."""
         if not query.within_biz_locations or self._locations is None:

@@ -1,6 +1,7 @@
 """What connections and outbound flows add to plain storage: checked partner URLs and
 credentials, and a flow's cursor following its `max_record_time_processed`."""
 
+import re
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -8,6 +9,10 @@ from application.delivery import OutboundGuard
 from application.errors import InvalidPayload
 from application.items import CollectionRules, Item, Related
 from domain.epcis.timestamps import timestamp_micros
+
+#: An HTTP header name (RFC 9110 token); values must not break the header's line.
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class EpcisConnectionRules(CollectionRules):
@@ -22,8 +27,12 @@ class EpcisConnectionRules(CollectionRules):
         merged = {**(current or {}), **values}
         url = merged.get("url")
         if "url" in values or current is None:
-            parts = urlsplit(str(url or ""))
-            if parts.scheme not in ("http", "https") or not parts.hostname:
+            try:
+                parts = urlsplit(str(url or ""))
+                host = parts.hostname
+            except ValueError:
+                host = None
+            if host is None or parts.scheme not in ("http", "https"):
                 raise InvalidPayload('"url" must be an http(s) URL with a host')
             refused = self._guard.refusal_now(str(url))
             if refused is not None:
@@ -37,8 +46,16 @@ class EpcisConnectionRules(CollectionRules):
         if headers is not None and (
             not isinstance(headers, dict)
             or not all(isinstance(v, str | int | float) for v in headers.values())
+            or not all(_TOKEN.fullmatch(str(k)) for k in headers)
         ):
             raise InvalidPayload('"headers" must be an object of header names and values')
+        texts = dict(headers or {})
+        texts.update({k: merged.get(k) for k in ("auth_username", "auth_secret")})
+        for name, value in texts.items():
+            if isinstance(value, str) and _CONTROL.search(value):
+                raise InvalidPayload(f'"{name}" may not hold control characters (line breaks)')
+        if merged.get("auth_header_name") and not _TOKEN.fullmatch(str(merged["auth_header_name"])):
+            raise InvalidPayload('"auth_header_name" must be an HTTP header name')
         return values
 
 

@@ -23,7 +23,13 @@ import orjson
 
 from application.access import AccessService
 from application.blocking import BlockingRunner, entered
-from application.delivery import OutboundGuard, backoff_delay, namespaces_of
+from application.delivery import (
+    Expand,
+    OutboundGuard,
+    backoff_delay,
+    log_reader_query,
+    namespaces_of,
+)
 from application.epcis_access import EventScope, event_scope
 from application.errors import Forbidden
 from domain.collections.coercion import format_datetime
@@ -112,11 +118,13 @@ class OutboundFlows:
         guard: OutboundGuard,
         blocking: BlockingRunner,
         settings: DeliverySettings,
+        expand: Expand,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self._store = store
+        self._expand = expand
         self._database = database
         self._reader = reader
         self._access = access
@@ -141,7 +149,10 @@ class OutboundFlows:
             if self._due.get(key, 0.0) > time.monotonic():
                 continue
             summary = await self.run(key)
-            if summary.outcome != "retrying":
+            if summary.outcome == "sent" and summary.documents >= self.settings.batches_per_run:
+                # More is waiting: the next look carries on, not the next interval.
+                self._due[key] = 0.0
+            elif summary.outcome != "retrying":
                 self._due[key] = time.monotonic() + interval
 
     async def run(self, key: str) -> RunSummary:
@@ -150,7 +161,16 @@ class OutboundFlows:
         async with entered(self._blocking, lock) as mine:
             if not mine:
                 return RunSummary("busy")
-            return await self._run(key)
+            try:
+                return await self._run(key)
+            except Exception as exc:  # one broken flow must not hold up the others
+                log.exception("outbound flow %s failed", key)
+                error = f"The run failed: {type(exc).__name__}: {exc}"
+                delay = self._retry_later(key)
+                await self._blocking.run(
+                    self._set, key, {"status": "retrying", "last_error": error}
+                )
+                return RunSummary("retrying", error=f"{error} (next try in {delay:.0f} s)")
 
     async def _run(self, key: str) -> RunSummary:
         flow = await self._blocking.run(self._flow, key)
@@ -214,7 +234,7 @@ class OutboundFlows:
         if named is None:
             raise _Stop("The flow has no named query (epcis_query); set one and set active to true")
         try:
-            query = parse_event_query(named.get("query") or {})
+            query = await log_reader_query(named.get("query") or {}, self._expand)
         except QueryParameterError as exc:
             raise _Stop(f'Named query "{values.get("epcis_query")}" cannot run: {exc}') from exc
         owner = values.get("user_created")

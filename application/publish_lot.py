@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from application.capture import CaptureService
+from application.capture import CaptureService, InvalidDocument
 from application.errors import Forbidden, InvalidPayload
 from application.items import Item, ItemsService, Origin
 from domain.access.policies import Accountability
@@ -72,10 +72,13 @@ class LotPublisher:
             "creationDate": event["eventTime"],
             "epcisBody": {"eventList": [event]},
         }
-        outcome = await self._capture.capture(document, "rollback", caller.user, caller.account)
-        if not outcome.success:
-            reasons = "; ".join(str(v) for v in outcome.errors)
-            raise InvalidPayload(f"The lot's event is not valid EPCIS: {reasons}")
+        try:
+            outcome = await self._capture.capture(document, "rollback", caller.user, caller.account)
+        except InvalidDocument as exc:
+            # A value the lot may hold but an event may not (a unit of measure in
+            # lower case…): nothing was captured.
+            reasons = "; ".join(str(v) for v in exc.violations)
+            raise InvalidPayload(f"The lot's event would not be valid EPCIS: {reasons}") from exc
         await self._items.set_values("lot", key, {"status": "published"}, origin=Origin.of(caller))
         return Published(key, event["eventID"], outcome.events_stored == 1)
 

@@ -199,9 +199,8 @@ class Tracepoint:
         self._files_rules = FilesRules()
         self.background = Background()
         self.codes = CodeReader(self.database)
-        self.outbound_guard = OutboundGuard(
-            parse_allow_list(settings.outbound_allow_list), resolve_host, resolve_host_now
-        )
+        allowed = parse_allow_list(settings.outbound_allow_list)
+        self.outbound_guard = OutboundGuard(allowed, resolve_host, resolve_host_now)
         self.items = ItemsService(
             self.store,
             ItemReader(self.database, self.schema),
@@ -264,7 +263,7 @@ class Tracepoint:
             Throttle(attempts, self.blocking, "scan", settings.scans_per_minute),
             read_your_writes_timeout=settings.read_your_writes_timeout,
         )
-        self.http = HttpPush()
+        self.http = HttpPush(allowed)
         self.outbound_flows = OutboundFlows(
             self.store,
             self.database,
@@ -274,6 +273,7 @@ class Tracepoint:
             self.outbound_guard,
             self.blocking,
             DeliverySettings(batch_size=settings.flow_batch_size),
+            self.events.with_sub_locations,
         )
         self.lots = LotPublisher(self.items, self.capture)
         self.flow_control = FlowControl(
@@ -297,6 +297,8 @@ class Tracepoint:
             self.follower,
             self.blocking,
             DeliverySettings(batch_size=settings.flow_batch_size),
+            self.events.with_sub_locations,
+            self.schema["epcis_subscription"],
         )
         self.background.every(
             "subscriptions", settings.flow_poll_interval, self.subscriptions.deliver_due

@@ -21,7 +21,13 @@ from apscheduler.triggers.cron import CronTrigger
 
 from application.access import AccessService
 from application.blocking import BlockingRunner, entered
-from application.delivery import OutboundGuard, backoff_delay, namespaces_of
+from application.delivery import (
+    Expand,
+    OutboundGuard,
+    backoff_delay,
+    log_reader_query,
+    namespaces_of,
+)
 from application.epcis_access import EventScope, event_scope
 from application.errors import Forbidden, NotFound
 from application.named_queries import NamedQueryService
@@ -29,7 +35,8 @@ from application.outbound_flows import DeliverySettings
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability
 from domain.collections.coercion import format_datetime
-from domain.epcis.event_query import EventQuery, QueryParameterError, parse_event_query
+from domain.collections.schema import Collection
+from domain.epcis.event_query import EventQuery, QueryParameterError
 from domain.epcis.outbound import query_document
 from domain.epcis.subscriptions import (
     SubscriptionControlsError,
@@ -43,6 +50,7 @@ from infrastructure.database import Database
 from infrastructure.event_store import DuplicateAggregate, EventStore
 from infrastructure.http_push import HttpPush
 from projections.epcis_event_reader import EpcisEventReader, PageRow
+from projections.readers import SubscriptionReader
 
 log = logging.getLogger(__name__)
 
@@ -77,11 +85,15 @@ class SubscriptionService:
         follower: ReadModelFollower,
         blocking: BlockingRunner,
         settings: DeliverySettings,
+        expand: Expand,
+        collection: Collection,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self._store = store
+        self._subscriptions = SubscriptionReader(database, collection)
+        self._expand = expand
         self._database = database
         self._reader = reader
         self._named = named_queries
@@ -175,18 +187,30 @@ class SubscriptionService:
             key = str(row["id"])
             if not row.get("active") or self._retry_at.get(key, 0.0) > time.monotonic():
                 continue
-            if row.get("stream"):
-                # Nothing captured since it last looked: nothing to look at.
-                seen = max(int(row.get("last_position") or 0), self._checked.get(key, 0))
-                if seen < newest:
-                    await self.deliver(key, report_if_empty=False)
-                continue
-            fire = self._fires.get(key)
-            if fire is None:
-                fire = self._fires[key] = _next_fire(row.get("schedule"), now)
-            if fire <= now:
-                self._fires[key] = _next_fire(row.get("schedule"), now)
-                await self.deliver(key, report_if_empty=bool(row.get("report_if_empty")))
+            try:
+                await self._deliver_if_due(row, now, newest)
+            except Exception:  # one broken subscription must not hold up the others
+                log.exception("subscription %s failed", key)
+
+    async def _deliver_if_due(self, row: dict[str, Any], now: datetime, newest: int) -> None:
+        key = str(row["id"])
+        if row.get("stream"):
+            # Nothing captured since it last looked: nothing to look at.
+            seen = max(int(row.get("last_position") or 0), self._checked.get(key, 0))
+            if seen < newest:
+                await self.deliver(key, report_if_empty=False)
+            return
+        if key in self._retry_at:
+            # A scheduled delivery failed: it is tried again after its backoff, not at
+            # the next fire time.
+            await self.deliver(key, report_if_empty=bool(row.get("report_if_empty")))
+            return
+        fire = self._fires.get(key)
+        if fire is None:
+            fire = self._fires[key] = _next_fire(row.get("schedule"), now)
+        if fire <= now:
+            self._fires[key] = _next_fire(row.get("schedule"), now)
+            await self.deliver(key, report_if_empty=bool(row.get("report_if_empty")))
 
     async def deliver(self, key: str, *, report_if_empty: bool) -> int:
         """Deliver what the subscription has not had yet; the events delivered."""
@@ -218,7 +242,7 @@ class SubscriptionService:
         as an EPCISQueryDocument, as soon as it is queryable: a WebSocket's feed."""
         scope = event_scope(caller, "read")
         row = await self._named.get(name, caller.accounts)
-        query = parse_event_query(row.query)
+        query = await log_reader_query(row.query, self._expand)
         if initial_record_time is not None:
             micros = to_micros(parse_timestamp(initial_record_time))
             cursor = await self._blocking.run(self._reader.position_before_record_time, micros)
@@ -247,7 +271,7 @@ class SubscriptionService:
                 raise _Stop("The subscriber no longer exists")
             scope = event_scope(caller, "read")
             named = await self._named.get(str(record.get("query_name")), caller.accounts)
-            query = parse_event_query(named.query)
+            query = await log_reader_query(named.query, self._expand)
         except (_Stop, Forbidden, NotFound, QueryParameterError) as exc:
             message = getattr(exc, "message", None) or str(exc)
             await self._blocking.run(self._stop, key, f"The subscription cannot run: {message}")
@@ -350,10 +374,19 @@ class SubscriptionService:
             return
 
     def _delete(self, key: str, actor: str | None) -> None:
-        record = self._load(key)
-        if record is not None:
+        for _ in range(10):
+            record = self._load(key)
+            if record is None:
+                return
             record.delete(actor, format_datetime(self._clock()))
-            self._store.save(record)
+            try:
+                self._store.save(record)
+            except DuplicateAggregate:
+                # A delivery moved it meanwhile.
+                continue
+            self._checked.pop(key, None)
+            self._fires.pop(key, None)
+            return
 
     def _load(self, key: str) -> Record | None:
         try:
@@ -367,13 +400,9 @@ class SubscriptionService:
         return dict(record.values) if record is not None else None
 
     def _rows(self, name: str | None) -> list[dict[str, Any]]:
-        where, params = ("WHERE query_name = ?", [name]) if name is not None else ("", [])
-        with self._database.transaction(write=False) as conn:
-            keys = conn.fetchall(
-                f"SELECT id FROM {SUBSCRIPTIONS} {where} ORDER BY date_created, id", params
-            )
-        found = [self._record(str(k[0])) for k in keys]
-        return [r for r in found if r is not None]
+        """The subscriptions (of one query) as their table holds them: looked at every
+        second, so read from the table, not rebuilt from their events."""
+        return self._subscriptions.all(name)
 
     def _now_record(self) -> str:
         return format_record_time(self._clock())

@@ -6,6 +6,8 @@ from typing import Any
 
 import orjson
 
+from domain.collections.schema import Collection, Field, FieldType
+from domain.collections.selection import is_concealed
 from infrastructure.database import Database, in_list
 
 
@@ -112,3 +114,38 @@ class ReadModels:
                 params,
             )
         return [NamedQueryRow(r[0], orjson.loads(r[1]), r[2], r[3]) for r in rows]
+
+
+class SubscriptionReader:
+    """The epcis_subscription table, as the subscription service reads it (every field
+    but the concealed token, in its API form)."""
+
+    def __init__(self, database: Database, collection: Collection) -> None:
+        self._database = database
+        self._fields = [f for f in collection.fields if not is_concealed(f)]
+        self._table = collection.table
+
+    def all(self, query_name: str | None) -> list[dict[str, Any]]:
+        """Every subscription (to one named query), oldest first."""
+        columns = ", ".join(f'"{f.name}"' for f in self._fields)
+        where, params = ("WHERE query_name = ?", [query_name]) if query_name else ("", [])
+        with self._database.transaction(write=False) as conn:
+            rows = conn.fetchall(
+                f'SELECT {columns} FROM "{self._table}" {where} ORDER BY date_created, id',
+                params,
+            )
+        return [
+            {f.name: _api_value(f, value) for f, value in zip(self._fields, row, strict=True)}
+            for row in rows
+        ]
+
+
+def _api_value(field: Field, value: Any) -> Any:
+    """A column's value as the API has it (the inverse of `records.column_value`)."""
+    if value is None:
+        return None
+    if field.type is FieldType.BOOLEAN:
+        return bool(value)
+    if field.type is FieldType.JSON:
+        return orjson.loads(value)
+    return value

@@ -58,7 +58,11 @@ def lot_commissioning_event(
         gtin = normalise_gtin(gtin)
     except IdentifierError as exc:
         raise LotNotPublishable(str(exc)) from exc
-    entry: dict[str, Any] = {"epcClass": lot_epc_class(gtin, str(lot_number), company_prefix)}
+    try:
+        epc_class = lot_epc_class(gtin, str(lot_number), company_prefix)
+    except IdentifierError as exc:
+        raise LotNotPublishable(str(exc)) from exc
+    entry: dict[str, Any] = {"epcClass": epc_class}
     if lot.get("quantity") is not None:
         entry["quantity"] = float(lot["quantity"])
         if lot.get("uom"):

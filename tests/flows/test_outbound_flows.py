@@ -211,8 +211,9 @@ async def test_a_crash_between_push_and_cursor_move_resends_the_batch(
         raise RuntimeError("killed")
 
     monkeypatch.setattr(flows, "_advance", crash)
-    with pytest.raises(RuntimeError):
-        await flows.run(flow["id"])
+    interrupted = await flows.run(flow["id"])
+    assert interrupted.outcome == "retrying"
+    assert "killed" in str(interrupted.error)
     monkeypatch.undo()
     assert len(partner.events) == 2
     assert (await flow_now(client, flow))["last_position"] == 0
@@ -313,3 +314,50 @@ async def test_a_flow_without_connection_or_query_is_a_400(client: Client) -> No
     status, body = await call(client, "POST", "/items/epcis_outbound_flow", {})
     assert status == 400
     assert "connection" in body["errors"][0]["message"]
+
+
+async def test_a_named_query_in_another_order_still_delivers_everything_once(
+    client: Client, partner: Partner
+) -> None:
+    await capture(client, *(object_event() for _ in range(5)))
+    flow = await flow_to(
+        client, partner.url, {"EQ_bizStep": ["shipping"], "orderBy": ["eventTime"]}
+    )
+    await run(client, flow)
+    await run(client, flow)
+    assert len(partner.event_ids) == len(set(partner.event_ids)) == 5
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"headers": {"X-Bad": "a\r\nInjected: 1"}},
+        {"headers": {"Bad Name": "x"}},
+        {"auth_type": "header", "auth_secret": "s", "auth_header_name": "X: y"},
+        {"url": "http://[::1/x"},
+    ],
+)
+async def test_headers_that_would_break_the_request_are_a_400(
+    client: Client, values: dict[str, Any]
+) -> None:
+    payload = {"name": "x", "url": "https://partner.example/capture", **values}
+    status, _ = await call(client, "POST", "/items/epcis_connection", payload)
+    assert status == 400
+
+
+async def test_runs_are_read_by_their_own_fields_only(client: Client, partner: Partner) -> None:
+    flow = await flow_to(client, partner.url, SHIPPING)
+    status, _ = await call(
+        client,
+        "GET",
+        f"/items/epcis_outbound_flow/{flow['id']}/runs",
+        params={"fields": "flow.connection.headers"},
+    )
+    assert status == 400
+
+
+async def test_running_an_unknown_flow_is_a_403(client: Client) -> None:
+    status, _ = await call(
+        client, "POST", "/items/epcis_outbound_flow/6f1c3b1e-6b9a-4c53-9b7e-0c6d1f3e2a71/run"
+    )
+    assert status == 403

@@ -104,3 +104,13 @@ async def test_publishing_needs_update_permission_on_the_lot(client: Client) -> 
     status, _ = await call(client, "POST", publish_path(lot), token=reader.token)
     assert status == 403
     assert await events(client) == []
+
+
+async def test_a_lot_whose_event_would_be_invalid_is_a_400_and_captures_nothing(
+    client: Client,
+) -> None:
+    lot = await a_lot(client, uom="kilograms")
+    status, body = await call(client, "POST", publish_path(lot))
+    assert status == 400
+    assert "uom" in body["errors"][0]["message"]
+    assert await events(client) == []
