@@ -237,14 +237,21 @@ class OutboundFlows:
             query = await log_reader_query(named.get("query") or {}, self._expand)
         except QueryParameterError as exc:
             raise _Stop(f'Named query "{values.get("epcis_query")}" cannot run: {exc}') from exc
-        owner = values.get("user_created")
+        # The flow sends what the last user who set it up may read: whoever points it
+        # at a partner cannot send more than they could read themselves.
+        owner = values.get("user_updated") or values.get("user_created")
         caller = await self._access.of_user(owner) if owner else None
         if caller is None:
-            raise _Stop("The flow's owner no longer exists; only events a user may read are sent")
+            raise _Stop(
+                "The user who last changed the flow no longer exists (or is not active);"
+                " only events a user may read are sent"
+            )
         try:
             scope = event_scope(caller, "read")
         except Forbidden as exc:
-            raise _Stop(f"The flow's owner may not read EPCIS events: {exc.message}") from exc
+            raise _Stop(
+                f"The user who last changed the flow may not read EPCIS events: {exc.message}"
+            ) from exc
         refused = await self._guard.refusal(str(connection["url"]))
         if refused is not None:
             raise _Stop(f"The connection's url {refused}")

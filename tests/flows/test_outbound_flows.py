@@ -361,3 +361,29 @@ async def test_running_an_unknown_flow_is_a_403(client: Client) -> None:
         client, "POST", "/items/epcis_outbound_flow/6f1c3b1e-6b9a-4c53-9b7e-0c6d1f3e2a71/run"
     )
     assert status == 403
+
+
+async def test_a_flow_sends_only_what_its_last_editor_may_read(
+    client: Client, partner: Partner
+) -> None:
+    editor = await user_with(
+        client,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"bizStep": {"_eq": "receiving"}},
+        },
+        {"collection": "epcis_outbound_flow", "action": "update", "fields": ["*"]},
+        {"collection": "epcis_outbound_flow", "action": "read", "fields": ["*"]},
+    )
+    await capture(client, object_event(), object_event(bizStep="receiving"))
+    flow = await flow_to(client, partner.url, {"EQ_action": ["OBSERVE"]})
+    await ok(
+        client,
+        "PATCH",
+        f"/items/epcis_outbound_flow/{flow['id']}",
+        {"interval_seconds": 120},
+        token=editor.token,
+    )
+    await run(client, flow)
+    assert [e["bizStep"] for e in partner.events] == ["receiving"]
