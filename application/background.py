@@ -2,6 +2,8 @@
 and pool refills. Each run does what is waiting; locks in the database make sure that,
 with several processes, each job or reservation is worked on by one of them."""
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -9,6 +11,16 @@ from datetime import UTC, datetime
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 log = logging.getLogger(__name__)
+
+
+class _SkipsAreNormal(logging.Filter):
+    """A run still going when the next is due is how this works, not a warning."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "maximum number of running instances reached" not in record.getMessage()
+
+
+logging.getLogger("apscheduler.scheduler").addFilter(_SkipsAreNormal())
 
 #: Work that runs on a timer and when woken: returns nothing, raises to be logged.
 Work = Callable[[], Awaitable[None]]
@@ -21,6 +33,8 @@ class Background:
         self._scheduler = AsyncIOScheduler(timezone=UTC)
         self._work: dict[str, tuple[Work, float]] = {}
         self._running: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stopping = False
         #: Woken while running: run again right after.
         self._again: set[str] = set()
 
@@ -57,12 +71,22 @@ class Background:
             job.modify(next_run_time=datetime.now(UTC))
 
     async def stop(self) -> None:
-        """Stop the timers; a run in progress is cancelled with the event loop's tasks."""
+        """Stop the timers and cancel the runs in progress (each resumes where it stopped
+        at the next start: jobs and deliveries save their progress as they go)."""
+        self._stopping = True
         if self._scheduler.running:
             self._scheduler.shutdown(wait=False)
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     def _guarded(self, name: str, work: Work) -> Work:
         async def run() -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                self._tasks.add(task)
             self._running.add(name)
             try:
                 while True:
@@ -75,7 +99,12 @@ class Background:
                         return
                     if name not in self._again:
                         return
+            except asyncio.CancelledError:
+                if not self._stopping:
+                    raise
             finally:
                 self._running.discard(name)
+                if task is not None:
+                    self._tasks.discard(task)
 
         return run
