@@ -18,7 +18,6 @@ from application.blocking import BlockingRunner, entered
 from application.code_pools import CodePools
 from application.files import FilesService
 from application.identifier_jobs import IdentifierJobs
-from application.read_model_follower import ReadModelFollower
 from domain.codes.chunk import CodeChunk
 from domain.codes.exports import export_codes, extension, media_type
 from domain.collections.coercion import format_datetime
@@ -53,7 +52,6 @@ class CodeReservations:
         database: Database,
         codes: CodeReader,
         projections: ProjectionRunner,
-        follower: ReadModelFollower,
         files: FilesService,
         jobs: IdentifierJobs,
         pools: CodePools,
@@ -65,7 +63,6 @@ class CodeReservations:
         self._database = database
         self._codes = codes
         self._projections = projections
-        self._follower = follower
         self._files = files
         self._jobs = jobs
         self._pools = pools

@@ -244,7 +244,6 @@ class Tracepoint:
             self.database,
             self.codes,
             self.projections,
-            self.follower,
             self.files,
             self.identifier_jobs,
             self.code_pools,
