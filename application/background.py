@@ -21,6 +21,8 @@ class _SkipsAreNormal(logging.Filter):
 
 
 logging.getLogger("apscheduler.scheduler").addFilter(_SkipsAreNormal())
+# Every run of every timer, every second, at INFO: the log would hold nothing else.
+logging.getLogger("apscheduler.executors.default").setLevel(logging.WARNING)
 
 #: Work that runs on a timer and when woken: returns nothing, raises to be logged.
 Work = Callable[[], Awaitable[None]]
