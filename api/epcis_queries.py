@@ -15,7 +15,7 @@ from application.event_queries import PAGING_PARAMETERS, EventPage
 from application.named_queries import NamedQueryRow
 from application.page_tokens import InvalidPageToken
 from domain.epcis.event_query import QueryParameterError
-from domain.epcis.outbound import EPCIS_CONTEXT
+from domain.epcis.outbound import query_document
 
 routes = web.RouteTableDef()
 
@@ -34,27 +34,8 @@ def _query_error(exc: Exception) -> web.Response:
 
 def _document(page: EventPage, query_name: str) -> bytes:
     """The EPCISQueryDocument, assembled around the stored event JSON without re-encoding it."""
-    context: list[Any] = [EPCIS_CONTEXT]
-    if page.namespaces:
-        context.append(page.namespaces)
-    head = orjson.dumps(
-        {
-            "@context": context,
-            "type": "EPCISQueryDocument",
-            "schemaVersion": "2.0",
-            "creationDate": datetime.now(UTC)
-            .isoformat(timespec="milliseconds")
-            .replace("+00:00", "Z"),
-        }
-    )
-    body = (
-        b',"epcisBody":{"queryResults":{"queryName":'
-        + orjson.dumps(query_name)
-        + b',"resultsBody":{"eventList":['
-        + ",".join(page.events).encode()
-        + b"]}}}}"
-    )
-    return head[:-1] + body
+    created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return query_document(page.events, page.namespaces or {}, created, query_name)
 
 
 def _page_response(request: web.Request, page: EventPage, query_name: str) -> web.Response:

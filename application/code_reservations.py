@@ -18,6 +18,7 @@ from application.blocking import BlockingRunner, entered
 from application.code_pools import CodePools
 from application.files import FilesService
 from application.identifier_jobs import IdentifierJobs
+from application.service_records import change_record, live_record
 from domain.codes.chunk import CodeChunk
 from domain.codes.exports import export_codes, extension, media_type
 from domain.collections.coercion import format_datetime
@@ -209,17 +210,11 @@ class CodeReservations:
         self._finish(key, {"status": "error", "error_message": message})
 
     def _finish(self, key: str, changes: dict[str, Any]) -> None:
-        reservation = self._load(key)
-        if reservation is not None:
-            reservation.update(changes, None, self._now())
-            self._store.save(reservation)
+        change_record(self._store, RESERVATIONS, key, changes, self._now())
 
     def _load(self, key: str) -> Record | None:
-        try:
-            record: Record = self._store.get(Record.create_id(RESERVATIONS, key))
-        except KeyError:
-            return None
-        if record.deleted or record.values.get("status") not in ("new", "in_progress"):
+        record = live_record(self._store, RESERVATIONS, key)
+        if record is None or record.values.get("status") not in ("new", "in_progress"):
             return None
         return record
 

@@ -8,8 +8,7 @@ from application.errors import InvalidPayload
 from application.items import CollectionRules, Item, Related
 from domain.codes.chunk import CodeChunk
 from domain.codes.exports import EXPORT_TYPES
-from domain.codes.plans import PlanError, plan_job
-from domain.gs1.identifiers import IdentifierError, normalise_gtin
+from domain.codes.plans import PlanError, plan_job, product_gtin
 from domain.masterdata.codes import CODE_RESERVATION, IDENTIFIER_JOB
 from projections.code_reader import CodeReader
 
@@ -96,8 +95,8 @@ class IdentifierJobRules(_WakesTheWorker):
         merged = {**IDENTIFIER_JOB.defaults(), **(current or {}), **values}
         if current is None or _JOB_PLAN_FIELDS & set(values):
             product = merged.get("product")
-            gtin = _gtin(related("product", product)) if product else None
             try:
+                gtin = product_gtin(related("product", product)) if product else None
                 plan_job(merged, gtin, self._base, self._max)
             except PlanError as exc:
                 raise InvalidPayload(str(exc)) from exc
@@ -182,13 +181,3 @@ class CodeRecords:
         if place is None:
             raise KeyError(key)
         return CodeRecord(load(place.chunk), place.position)
-
-
-def _gtin(product: Item | None) -> str | None:
-    gtin = (product or {}).get("gtin")
-    if not gtin:
-        return None
-    try:
-        return normalise_gtin(str(gtin))
-    except IdentifierError:
-        return None

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from application.service_records import live_record
 from domain.codes.character_sets import alphabet
 from domain.codes.chunk import CodeChunk
-from domain.codes.plans import ENUMERABLE_SPACE, JobPlan, PlanError, plan_job
+from domain.codes.plans import ENUMERABLE_SPACE, JobPlan, PlanError, plan_job, product_gtin
 from domain.codes.random_codes import RandomBytes, random_codes, random_sample
 from domain.collections.coercion import format_datetime
-from domain.gs1.identifiers import IdentifierError, normalise_gtin
 from domain.records.record import Record
 from infrastructure.database import Database
 from infrastructure.event_store import DuplicateAggregate, EventStore
@@ -103,9 +103,8 @@ class IdentifierJobs:
 
     def failure(self, key: str) -> str | None:
         """Why a job ended in error, or None when it did not."""
-        try:
-            job: Record = self._store.get(Record.create_id(JOBS, key))
-        except KeyError:
+        job = live_record(self._store, JOBS, key)
+        if job is None:
             return "the job was deleted"
         if job.values.get("status") != "error":
             return None
@@ -270,24 +269,14 @@ class IdentifierJobs:
     def _gtin(self, product: Any) -> str | None:
         if not product:
             return None
-        try:
-            record: Record = self._store.get(Record.create_id("product", str(product)))
-        except KeyError:
-            raise PlanError(f'Product "{product}" does not exist') from None
-        gtin = record.values.get("gtin")
-        if record.deleted or not gtin:
-            return None
-        try:
-            return normalise_gtin(str(gtin))
-        except IdentifierError as exc:
-            raise PlanError(str(exc)) from exc
+        record = live_record(self._store, "product", product)
+        if record is None:
+            raise PlanError(f'Product "{product}" does not exist')
+        return product_gtin(record.values)
 
     def _load(self, key: str) -> Record | None:
-        try:
-            job: Record = self._store.get(Record.create_id(JOBS, key))
-        except KeyError:
-            return None
-        if job.deleted or job.values.get("status") not in ("new", "in_progress"):
+        job = live_record(self._store, JOBS, key)
+        if job is None or job.values.get("status") not in ("new", "in_progress"):
             return None
         return job
 

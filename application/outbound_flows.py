@@ -32,6 +32,7 @@ from application.delivery import (
 )
 from application.epcis_access import EventScope, event_scope
 from application.errors import Forbidden
+from application.service_records import change_record, live_record
 from domain.collections.coercion import format_datetime
 from domain.epcis.event_query import EventQuery, QueryParameterError, parse_event_query
 from domain.epcis.outbound import COMMISSIONING, all_referenced, capture_document
@@ -392,16 +393,7 @@ class OutboundFlows:
         self._change(key, changes, None)
 
     def _change(self, key: str, changes: dict[str, Any], run: Record | None) -> None:
-        for _ in range(10):
-            flow = self._flow(key)
-            if flow is None:
-                return
-            flow.update(changes, None, self._now())
-            try:
-                self._store.save(flow, *([run] if run is not None else []))
-            except DuplicateAggregate:
-                continue
-            return
+        change_record(self._store, FLOWS, key, changes, self._now(), *([run] if run else []))
 
     def _run_record(
         self,
@@ -440,20 +432,11 @@ class OutboundFlows:
     # -- lookups ---------------------------------------------------------------------
 
     def _flow(self, key: str) -> Record | None:
-        try:
-            flow: Record = self._store.get(Record.create_id(FLOWS, key))
-        except KeyError:
-            return None
-        return None if flow.deleted else flow
+        return live_record(self._store, FLOWS, key)
 
     def _record(self, collection: str, key: Any) -> dict[str, Any] | None:
-        if not key:
-            return None
-        try:
-            record: Record = self._store.get(Record.create_id(collection, str(key)))
-        except KeyError:
-            return None
-        return None if record.deleted else dict(record.values)
+        record = live_record(self._store, collection, key)
+        return dict(record.values) if record is not None else None
 
     def _active(self) -> list[tuple[str, float]]:
         with self._database.transaction(write=False) as conn:

@@ -153,7 +153,7 @@ class Resolver:
     ) -> None:
         now = self._clock()
         at = format_datetime(now)
-        account = await self._account(found)
+        account = found.account if found is not None else None
         scan = Scan(
             scan=str(uuid.uuid4()),
             scanned=request.path,
@@ -245,12 +245,6 @@ class Resolver:
         partner = await self._one("organisation", reservation["reserved_for"])
         market = (partner or {}).get("country_code")
         return str(market) if market else None
-
-    async def _account(self, found: FoundCode | None) -> str | None:
-        if found is None or self._items.schema["unique_code"].field("account") is None:
-            return None
-        code = await self._one("unique_code", found.id)
-        return (code or {}).get("account")
 
     async def _one(self, collection: str, key: Any) -> Item | None:
         return await self._items.lookup(collection, key)

@@ -198,7 +198,7 @@ class Tracepoint:
         access_reader = AccessReader(self.database, multi_tenant=settings.multi_tenant)
         self._files_rules = FilesRules()
         self.background = Background()
-        self.codes = CodeReader(self.database)
+        self.codes = CodeReader(self.database, multi_tenant=settings.multi_tenant)
         allowed = parse_allow_list(settings.outbound_allow_list)
         self.outbound_guard = OutboundGuard(allowed, resolve_host, resolve_host_now)
         self.items = ItemsService(

@@ -33,6 +33,7 @@ from application.errors import Forbidden, NotFound
 from application.named_queries import NamedQueryService
 from application.outbound_flows import DeliverySettings
 from application.read_model_follower import ReadModelFollower
+from application.service_records import change_record, live_record
 from domain.access.policies import Accountability
 from domain.collections.coercion import format_datetime
 from domain.collections.schema import Collection
@@ -362,16 +363,7 @@ class SubscriptionService:
         self._change(key, {"active": False, "status": "error", "last_error": error})
 
     def _change(self, key: str, changes: dict[str, Any]) -> None:
-        for _ in range(10):
-            record = self._load(key)
-            if record is None:
-                return
-            record.update(changes, None, format_datetime(self._clock()))
-            try:
-                self._store.save(record)
-            except DuplicateAggregate:
-                continue
-            return
+        change_record(self._store, SUBSCRIPTIONS, key, changes, format_datetime(self._clock()))
 
     def _delete(self, key: str, actor: str | None) -> None:
         for _ in range(10):
@@ -389,11 +381,7 @@ class SubscriptionService:
             return
 
     def _load(self, key: str) -> Record | None:
-        try:
-            record: Record = self._store.get(Record.create_id(SUBSCRIPTIONS, key))
-        except KeyError:
-            return None
-        return None if record.deleted else record
+        return live_record(self._store, SUBSCRIPTIONS, key)
 
     def _record(self, key: str) -> dict[str, Any] | None:
         record = self._load(key)

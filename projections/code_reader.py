@@ -30,6 +30,8 @@ class FoundCode:
     product: str | None
     reservation: str | None
     digital_link: str | None
+    #: The code's account (multi-tenant installations).
+    account: str | None = None
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,9 @@ class ScanRow:
 class CodeReader:
     """Queries over the unique_code table and the jobs and reservations that feed it."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, multi_tenant: bool = False) -> None:
         self._database = database
+        self._multi_tenant = multi_tenant
 
     def taken(self, scope: str, candidates: Sequence[str]) -> set[str]:
         """Which candidate codes already exist in `scope`."""
@@ -127,9 +130,10 @@ class CodeReader:
 
     def find(self, scope: str, code: str) -> FoundCode | None:
         """The code `code` of `scope`, or None."""
+        account = ", account" if self._multi_tenant else ""
         with self._database.transaction(write=False) as conn:
             row = conn.fetchone(
-                "SELECT id, code, type, status, product, reservation, digital_link"
+                f"SELECT id, code, type, status, product, reservation, digital_link{account}"
                 f" FROM {_CODES} WHERE scope = ? AND code = ?",
                 (scope, code),
             )

@@ -9,7 +9,6 @@ from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
 from projections.records import collection_ddl
-from projections.search_index import create_search_indexes, drop_search_indexes
 
 
 class CodeScansProjection(Projection):
@@ -27,17 +26,8 @@ class CodeScansProjection(Projection):
             f'CREATE INDEX IF NOT EXISTS "{table}_code_time" ON "{table}" (code, scanned_at)',
         )
         self.tables = (table,)
+        self.searched = (collection,)
         self._has_account = collection.field("account") is not None
-
-    def create_tables(self, conn: Connection) -> None:
-        """Create the table and its search index if they do not exist yet."""
-        super().create_tables(conn)
-        create_search_indexes(conn, (self._collection,))
-
-    def drop_tables(self, conn: Connection) -> None:
-        """Drop the table and its search index."""
-        super().drop_tables(conn)
-        drop_search_indexes(conn, (self._collection,))
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
         """One row per scan."""

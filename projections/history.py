@@ -16,7 +16,6 @@ from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
 from projections.records import collection_ddl
-from projections.search_index import create_search_indexes, drop_search_indexes
 
 _ACTIVITY_COLUMNS = ("id", "action", "user", "timestamp", "ip", "user_agent", "collection", "item")
 _REVISION_COLUMNS = ("id", "activity", "collection", "item", "data", "delta")
@@ -40,6 +39,7 @@ class HistoryProjection(Projection):
     name = "history"
     follows = (Record.Created, Record.Updated, Record.Deleted, Record.Recreated)
     tables = (ACTIVITY.table, REVISIONS.table)
+    searched = HISTORY_COLLECTIONS
 
     def __init__(self, collections: Sequence[Collection]) -> None:
         # Every collection whose records may be logged, for their concealed fields.
@@ -53,16 +53,6 @@ class HistoryProjection(Projection):
             # Auditors list an item's activity.
             'CREATE INDEX IF NOT EXISTS "activity_item" ON "activity" ("collection", "item")',
         )
-
-    def create_tables(self, conn: Connection) -> None:
-        """Create the tables and their search indexes, as the records' tables have."""
-        super().create_tables(conn)
-        create_search_indexes(conn, HISTORY_COLLECTIONS)
-
-    def drop_tables(self, conn: Connection) -> None:
-        """Drop the tables and their search indexes."""
-        super().drop_tables(conn)
-        drop_search_indexes(conn, HISTORY_COLLECTIONS)
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
         """Write the activity and revision rows of a batch of record events."""

@@ -5,8 +5,10 @@ from collections.abc import Sequence
 
 from eventsourcing.utils import get_topic
 
+from domain.collections.schema import Collection
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
+from projections.search_index import create_search_indexes, drop_search_indexes
 
 
 class Projection(ABC):
@@ -27,6 +29,9 @@ class Projection(ABC):
     #: Tables made before shapes were recorded are kept as they are (set only where
     #: the DDL has not changed since, and a rebuild would be long).
     first_shape_trusted: bool = False
+    #: Collections whose tables this projection keeps, searched by `search`: their
+    #: search indexes come and go with the tables.
+    searched: tuple[Collection, ...] = ()
 
     @property
     def topics(self) -> tuple[str, ...]:
@@ -34,14 +39,16 @@ class Projection(ABC):
         return tuple(get_topic(cls) for cls in self.follows)
 
     def create_tables(self, conn: Connection) -> None:
-        """Create the tables if they do not exist yet."""
+        """Create the tables (and search indexes) if they do not exist yet."""
         for statement in self.schema:
             conn.execute(statement)
+        create_search_indexes(conn, self.searched)
 
     def drop_tables(self, conn: Connection) -> None:
-        """Drop every table the projection owns."""
+        """Drop every table the projection owns (and their search indexes)."""
         for table in self.tables:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
+        drop_search_indexes(conn, self.searched)
 
     @abstractmethod
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:

@@ -10,7 +10,6 @@ from domain.records.record import Record
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
-from projections.search_index import create_search_indexes, drop_search_indexes
 
 _COLUMN_TYPES = {
     FieldType.INTEGER: "{bigint}",
@@ -60,16 +59,7 @@ class RecordsProjection(Projection):
         self._collections = {c.name: c for c in collections}
         self.schema = tuple(s for c in collections for s in collection_ddl(c))
         self.tables = tuple(c.table for c in collections)
-
-    def create_tables(self, conn: Connection) -> None:
-        """Create the tables and their search indexes if they do not exist yet."""
-        super().create_tables(conn)
-        create_search_indexes(conn, tuple(self._collections.values()))
-
-    def drop_tables(self, conn: Connection) -> None:
-        """Drop the tables and their search indexes."""
-        super().drop_tables(conn)
-        drop_search_indexes(conn, tuple(self._collections.values()))
+        self.searched = tuple(collections)
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
         """Insert, update or delete each record's row as its events say."""

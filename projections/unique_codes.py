@@ -15,7 +15,6 @@ from infrastructure.database import Connection, chunks, in_list
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
 from projections.records import collection_ddl, column_value
-from projections.search_index import create_search_indexes, drop_search_indexes
 
 #: Where a code lives, beside the collection's own fields.
 PLACE_FIELDS = (
@@ -45,18 +44,9 @@ class UniqueCodesProjection(Projection):
             f' ON "{table}" (status, type, product, chunk, chunk_position)',
         )
         self.tables = (table,)
+        self.searched = (collection,)
         self._columns = [f.name for f in stored.fields]
         self._fields = {f.name: f for f in stored.fields}
-
-    def create_tables(self, conn: Connection) -> None:
-        """Create the table and its search index if they do not exist yet."""
-        super().create_tables(conn)
-        create_search_indexes(conn, (self._collection,))
-
-    def drop_tables(self, conn: Connection) -> None:
-        """Drop the table and its search index."""
-        super().drop_tables(conn)
-        drop_search_indexes(conn, (self._collection,))
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
         """Insert the rows of new chunks; update the rows of changed codes."""

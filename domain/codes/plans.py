@@ -20,6 +20,7 @@ from domain.codes.serial_keys import (
     serial_reference_capacity,
     sscc,
 )
+from domain.gs1.identifiers import IdentifierError, normalise_gtin
 
 #: A GS1 serial (AI 21) holds at most 20 characters.
 MAX_SERIAL = 20
@@ -185,3 +186,15 @@ def _grai(common: JobPlan, values: dict[str, Any], domain: dict[str, Any]) -> Jo
         raise PlanError(f'"length" may be at most {GRAI_MAX_SERIAL}: a GRAI serial has 16')
     fixed = grai_prefix(str(prefix), str(asset_type))
     return replace(common, scope=f"grai:{fixed}", prefix=fixed)
+
+
+def product_gtin(product: dict[str, Any] | None) -> str | None:
+    """The GTIN-14 of a product's values, None when it has none; PlanError when what it
+    holds is not a GTIN."""
+    gtin = (product or {}).get("gtin")
+    if not gtin:
+        return None
+    try:
+        return normalise_gtin(str(gtin))
+    except IdentifierError as exc:
+        raise PlanError(str(exc)) from exc

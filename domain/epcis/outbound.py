@@ -16,18 +16,17 @@ COMMISSIONING = ("commissioning", "urn:epcglobal:cbv:bizstep:commissioning")
 
 def capture_document(events: Sequence[str], namespaces: Mapping[str, str], created: str) -> bytes:
     """An EPCISDocument holding these events (their stored JSON, not re-encoded)."""
+    head = _head("EPCISDocument", namespaces, created)
+    return head + b',"epcisBody":{"eventList":[' + ",".join(events).encode() + b"]}}"
+
+
+def _head(kind: str, namespaces: Mapping[str, str], created: str) -> bytes:
+    """A document's opening, up to where its body goes (no closing brace)."""
     context: list[Any] = [EPCIS_CONTEXT]
     if namespaces:
         context.append(dict(namespaces))
-    head = orjson.dumps(
-        {
-            "@context": context,
-            "type": "EPCISDocument",
-            "schemaVersion": "2.0",
-            "creationDate": created,
-        }
-    )
-    return head[:-1] + b',"epcisBody":{"eventList":[' + ",".join(events).encode() + b"]}}"
+    opening = {"@context": context, "type": kind, "schemaVersion": "2.0", "creationDate": created}
+    return orjson.dumps(opening)[:-1]
 
 
 def referenced_epcs(event: Mapping[str, Any]) -> set[str]:
@@ -59,25 +58,9 @@ def query_document(
     subscription_id: str | None = None,
 ) -> bytes:
     """An EPCISQueryDocument with these events: what subscriptions deliver."""
-    context: list[Any] = [EPCIS_CONTEXT]
-    if namespaces:
-        context.append(dict(namespaces))
-    head = orjson.dumps(
-        {
-            "@context": context,
-            "type": "EPCISQueryDocument",
-            "schemaVersion": "2.0",
-            "creationDate": created,
-        }
-    )
+    head = _head("EPCISQueryDocument", namespaces, created)
     results: dict[str, Any] = {"queryName": query_name}
     if subscription_id is not None:
         results["subscriptionID"] = subscription_id
     opening = orjson.dumps(results)[:-1] + b',"resultsBody":{"eventList":['
-    return (
-        head[:-1]
-        + b',"epcisBody":{"queryResults":'
-        + opening
-        + ",".join(events).encode()
-        + b"]}}}}"
-    )
+    return head + b',"epcisBody":{"queryResults":' + opening + ",".join(events).encode() + b"]}}}}"

@@ -125,6 +125,20 @@ async def test_codes_belong_to_the_account_of_their_job_and_stay_in_it(
     assert status == 403
 
 
+async def test_a_scan_of_a_code_belongs_to_the_codes_account(
+    tracepoint: Tracepoint, client: Client, tenants: Tenants
+) -> None:
+    await ok(
+        client, "POST", "/items/identifier_job", new_item("identifier_job"), token=tenants.a.token
+    )
+    await tracepoint.work_on_codes()
+    [code, *_] = await ok(client, "GET", "/items/unique_code", token=tenants.a.token)
+    response = await client.get("/" + code["code"], allow_redirects=False)
+    assert response.status == 200
+    [scan] = await ok(client, "GET", "/items/code_scan")
+    assert scan["account"] == tenants.account_a
+
+
 async def test_administrators_see_every_account(client: Client, tenants: Tenants) -> None:
     await ok(client, "POST", "/items/product", {"product_name": "A's"}, token=tenants.a.token)
     await ok(client, "POST", "/items/product", {"product_name": "B's"}, token=tenants.b.token)
