@@ -2,23 +2,12 @@
 
 from aiohttp import web
 
-from api import (
-    auth,
-    epcis_capture,
-    epcis_queries,
-    epcis_subscriptions,
-    files,
-    history,
-    items,
-    lots,
-    me,
-    outbound_flows,
-    resolver,
-    server,
-    system_collections,
-    user_flows,
-    v1_lists,
-)
+from api import server
+from api.access import auth, me, system_collections, user_flows
+from api.codes import resolver
+from api.epcis import capture, queries, subscriptions
+from api.flows import outbound, publish_lot
+from api.items import collections, files, history, v1_lists
 from api.keys import TRACEPOINT
 from api.middleware import authentication, errors
 from application.runtime import Tracepoint
@@ -39,16 +28,16 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
         user_flows.routes,
         me.routes,
         v1_lists.routes,
-        outbound_flows.routes,
-        lots.routes,
+        outbound.routes,
+        publish_lot.routes,
     )
-    epcis = (epcis_capture.routes, epcis_queries.routes, epcis_subscriptions.routes)
+    epcis = (capture.routes, queries.routes, subscriptions.routes)
     for table in (server.routes, *epcis, *platform):
         app.add_routes(table)
     system_collections.add_routes(app)
     files.add_routes(app)
     history.add_routes(app)
-    items.add_routes(app)
+    collections.add_routes(app)
     # Last: a short code is any one segment no other route claims.
     app.add_routes(resolver.routes)
     if manage_lifecycle:

@@ -2,7 +2,7 @@
 
 from aiohttp import web
 
-from application.epcis_access import EventScope
+from application.access.event_scope import EventScope
 from application.runtime import Tracepoint
 from domain.access.policies import Accountability
 

@@ -6,11 +6,11 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from api.epcis_responses import epcis_exception
+from api.epcis.responses import epcis_exception
 from api.keys import ACCOUNTABILITY, EVENT_SCOPE, service
 from api.platform_requests import client_ip, extract_token
 from api.platform_responses import error_response, platform_error
-from application.epcis_access import event_scope
+from application.access.event_scope import event_scope
 from application.errors import Forbidden, PlatformError
 from domain.access.policies import Accountability
 

@@ -6,47 +6,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from application.access import AccessService
-from application.admin_guard import AdminGuard
-from application.authentication import Authenticator, TokenLifetimes
-from application.background import Background
-from application.blocking import BlockingRunner
-from application.bootstrap import AdminBootstrap, BootstrapCredentials
-from application.capture import CaptureService
-from application.catalogue import build_schema, record_collections
-from application.code_pools import CodePools, parse_pools
-from application.code_reservations import CodeReservations
-from application.code_rules import (
-    CodeRecords,
-    CodeReservationRules,
-    IdentifierJobRules,
-    UniqueCodeRules,
-)
-from application.delivery import OutboundGuard
-from application.errors import Unprocessable
-from application.event_analysis import EventAnalyser
-from application.event_queries import EventQueryService
-from application.files import FilesRules, FilesService
-from application.flow_control import FlowControl
-from application.flow_rules import EpcisConnectionRules, OutboundFlowRules
-from application.identifier_jobs import CodeSettings, IdentifierJobs
-from application.items import CollectionRules, ItemsService, Origin
-from application.master_data_rules import (
-    LocationRules,
-    ShipmentNoticeRules,
-    StandardIdentifiers,
-    identifier_schemes,
-)
-from application.named_queries import EpcisQueriesRules, NamedQueryService
-from application.named_query_migration import migrate_named_queries
-from application.outbound_flows import DeliverySettings, OutboundFlows
-from application.outbox import Outbox
-from application.page_tokens import PageTokens
-from application.publish_lot import LotPublisher
-from application.read_model_follower import ReadModelFollower
-from application.resolver import Resolver
-from application.subscriptions import SubscriptionService
-from application.system_collections import (
+from application.access.accountability import AccessService
+from application.access.admin_guard import AdminGuard
+from application.access.authentication import Authenticator, TokenLifetimes
+from application.access.bootstrap import AdminBootstrap, BootstrapCredentials
+from application.access.outbox import Outbox
+from application.access.system_collections import (
     EXTRA_PERMISSION_COLLECTIONS,
     NotificationsRules,
     PermissionsRules,
@@ -54,8 +19,43 @@ from application.system_collections import (
     RolesRules,
     UsersRules,
 )
-from application.throttle import Throttle
-from application.user_flows import FlowSettings, UserFlows, allow_list
+from application.access.throttle import Throttle
+from application.access.user_flows import FlowSettings, UserFlows, allow_list
+from application.background import Background
+from application.blocking import BlockingRunner
+from application.codes.jobs import CodeSettings, IdentifierJobs
+from application.codes.pools import CodePools, parse_pools
+from application.codes.reservations import CodeReservations
+from application.codes.resolver import Resolver
+from application.codes.rules import (
+    CodeRecords,
+    CodeReservationRules,
+    IdentifierJobRules,
+    UniqueCodeRules,
+)
+from application.epcis.analysis import EventAnalyser
+from application.epcis.capture import CaptureService
+from application.epcis.delivery import DeliverySettings, OutboundGuard
+from application.epcis.event_queries import EventQueryService
+from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
+from application.epcis.named_query_migration import migrate_named_queries
+from application.epcis.page_tokens import PageTokens
+from application.epcis.subscriptions import SubscriptionService
+from application.errors import Unprocessable
+from application.flows.control import FlowControl
+from application.flows.outbound import OutboundFlows
+from application.flows.publish_lot import LotPublisher
+from application.flows.rules import EpcisConnectionRules, OutboundFlowRules
+from application.items.catalogue import build_schema, record_collections
+from application.items.files import FilesRules, FilesService
+from application.items.master_data_rules import (
+    LocationRules,
+    ShipmentNoticeRules,
+    StandardIdentifiers,
+    identifier_schemes,
+)
+from application.items.service import CollectionRules, ItemsService, Origin
+from application.read_model_follower import ReadModelFollower
 from domain.access.outbound_targets import parse_allow_list
 from domain.access.policies import SYSTEM
 from domain.codes.integrity import DuplicateThresholds
@@ -74,19 +74,19 @@ from infrastructure.instance_store import InstanceStore
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
-from projections.access_reader import AccessReader
-from projections.capture_jobs import CaptureJobsProjection
-from projections.code_reader import CodeReader
-from projections.code_scans import CodeScansProjection
-from projections.epcis_event_reader import EpcisEventReader
-from projections.epcis_events import EpcisEventsProjection
-from projections.history import HistoryProjection
-from projections.item_queries import ItemReader
-from projections.location_tree import LocationTree
-from projections.readers import ReadModels
-from projections.records import RecordsProjection
+from projections.access.reader import AccessReader
+from projections.codes.reader import CodeReader
+from projections.codes.scans import CodeScansProjection
+from projections.codes.unique_codes import UniqueCodesProjection
+from projections.epcis.capture_jobs import CaptureJobsProjection
+from projections.epcis.event_reader import EpcisEventReader
+from projections.epcis.events import EpcisEventsProjection
+from projections.epcis.location_tree import LocationTree
+from projections.epcis.readers import ReadModels
+from projections.items.history import HistoryProjection
+from projections.items.queries import ItemReader
+from projections.items.records import RecordsProjection
 from projections.runner import ProjectionRunner
-from projections.unique_codes import UniqueCodesProjection
 
 log = logging.getLogger(__name__)
 

@@ -33,8 +33,8 @@ from domain.masterdata.catalogue import MASTER_DATA_COLLECTIONS
 from domain.masterdata.products import PRODUCT
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
-from projections.item_queries import ItemReader
-from projections.records import RecordsProjection, column_value
+from projections.items.queries import ItemReader
+from projections.items.records import RecordsProjection, column_value
 from projections.search_index import drop_search_indexes
 
 SCHEMA = Schema((*SYSTEM_COLLECTIONS, *MASTER_DATA_COLLECTIONS))

@@ -2,7 +2,7 @@
 substring filters find rows without reading every one.
 
 A collection's *search fields* are its string and text fields that are not concealed;
-`search` matches `LOWER(field) LIKE '%term%'` on them (see `projections.item_queries`).
+`search` matches `LOWER(field) LIKE '%term%'` on them (see `projections.items.queries`).
 The indexes answer that same question, with the same answers:
 
 - **PostgreSQL**: the table gets a *search document*, a stored generated column
@@ -101,7 +101,7 @@ def _document(collection: Collection) -> str:
 
 def indexed_fields(collection: Collection) -> frozenset[str]:
     """The fields a b-tree index leads with: the key, relations, unique fields (see
-    `projections.records.collection_ddl`) and the sort field."""
+    `projections.items.records.collection_ddl`) and the sort field."""
     return frozenset(
         {collection.primary_key, collection.sort_field}
         | {f.name for f in collection.fields if f.relation is not None or f.unique}

@@ -79,7 +79,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "admin_token": ADMIN_TOKEN,
         "projection_poll_interval": 0.05,
         # Starting and stopping worker processes for every test costs more than all the
-        # analysis they would do; tests/api/test_capture_workers.py covers them.
+        # analysis they would do; tests/epcis/test_capture_workers.py covers them.
         "capture_workers": 0,
         # Tests run code jobs and reservations when they choose (`work_on_codes`);
         # tests/codes/test_background.py keeps the timer.

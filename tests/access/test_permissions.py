@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tests.access.helpers import Client, MadeUser, call, code, ok, user_with
-from tests.api.test_capture import capture
 from tests.conftest import ADMIN_TOKEN, AUTH
-from tests.epcis_documents import document, object_event
+from tests.epcis.documents import document, object_event
+from tests.epcis.test_capture import capture
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ from typing import Any
 from api.app import create_app
 from application.runtime import Tracepoint
 from tests.access.helpers import Client, call, code, ok, user_with
-from tests.api.test_capture import capture
 from tests.conftest import make_settings
-from tests.epcis_documents import document, object_event
+from tests.epcis.documents import document, object_event
+from tests.epcis.test_capture import capture
 
 
 async def admin_policy(client: Client) -> dict[str, Any]:

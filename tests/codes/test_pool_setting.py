@@ -2,7 +2,7 @@
 
 import pytest
 
-from application.code_pools import CodePool, PoolSettingError, parse_pools
+from application.codes.pools import CodePool, PoolSettingError, parse_pools
 
 
 def test_a_pool_is_read_with_its_job_fields() -> None:

@@ -3,8 +3,8 @@
 from typing import Any
 
 from tests.access.helpers import Client, ok
-from tests.api.test_capture import capture as capture_document
-from tests.epcis_documents import document
+from tests.epcis.documents import document
+from tests.epcis.test_capture import capture as capture_document
 
 
 async def capture(client: Client, *events: dict[str, Any], token: str | None = None) -> None:

@@ -9,7 +9,7 @@ import pytest
 from infrastructure.settings import Settings
 from tests.access.helpers import Client
 from tests.conftest import AUTH, make_settings
-from tests.epcis_documents import object_event
+from tests.epcis.documents import object_event
 from tests.flows.helpers import capture, flow_to
 from tests.flows.partner import Partner, running_partner
 

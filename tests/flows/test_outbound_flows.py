@@ -11,7 +11,7 @@ from application.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, call, ok, user_with
 from tests.conftest import AUTH, make_settings
-from tests.epcis_documents import aggregation_event, object_event
+from tests.epcis.documents import aggregation_event, object_event
 from tests.flows.helpers import capture, flow_now, flow_to, run
 from tests.flows.partner import Partner, running_partner
 

@@ -14,7 +14,7 @@ from application.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, user_with
 from tests.conftest import AUTH, make_settings
-from tests.epcis_documents import object_event
+from tests.epcis.documents import object_event
 from tests.flows.helpers import capture
 from tests.flows.partner import Partner, running_partner
 

@@ -1,0 +1,1 @@
+"""`/auth`, `/users`, `/roles`, `/policies`, `/permissions` and the caller's own views."""

@@ -1,0 +1,142 @@
+"""`/v2/epcis/capture` and `/v2/epcis/validate`."""
+
+from typing import Any
+
+from aiohttp import web
+
+from api.epcis.documents import DocumentRejected, limit_headers, read_document
+from api.epcis.responses import epcis_exception, invalid_document, json_response
+from api.keys import caller, service
+from application.epcis.capture import CaptureJobRow, CaptureLimitExceeded, InvalidDocument
+from domain.epcis.capture_job import ErrorBehaviour
+
+routes = web.RouteTableDef()
+
+
+def _limits(request: web.Request) -> dict[str, str]:
+    settings = service(request).settings
+    return limit_headers(settings.capture_max_events, settings.capture_max_bytes)
+
+
+def _error_behaviour(request: web.Request) -> ErrorBehaviour:
+    value = request.headers.get("GS1-Capture-Error-Behaviour", "rollback").strip().lower()
+    if value == "rollback":
+        return "rollback"
+    if value == "proceed":
+        return "proceed"
+    raise DocumentRejected(
+        epcis_exception(
+            400,
+            "ValidationException",
+            f"GS1-Capture-Error-Behaviour {value!a} is not supported; use rollback or proceed",
+            _limits(request),
+        )
+    )
+
+
+def _too_many(request: web.Request, exc: CaptureLimitExceeded) -> web.Response:
+    return epcis_exception(413, "CaptureLimitExceededException", str(exc), _limits(request))
+
+
+@routes.view("/v2/epcis/capture")
+class CaptureView(web.View):
+    """Capture a document; list capture jobs; advertise the limits."""
+
+    async def post(self) -> web.Response:
+        """Capture: 201 with the capture ID, or the spec's invalid-document answer."""
+        request = self.request
+        tracepoint = service(request)
+        limits = _limits(request)
+        try:
+            behaviour = _error_behaviour(request)
+            document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
+            who = caller(request)
+            outcome = await tracepoint.capture.capture(document, behaviour, who.user, who.account)
+        except DocumentRejected as exc:
+            return exc.response
+        except CaptureLimitExceeded as exc:
+            return _too_many(request, exc)
+        except InvalidDocument as exc:
+            return invalid_document(exc.violations)
+        message = (
+            f"Captured {outcome.events_stored} new event(s); "
+            f"{outcome.events_already_present} already present"
+        )
+        if outcome.events_rejected:
+            message += f"; {outcome.events_rejected} rejected (see the capture job)"
+        location = f"/v2/epcis/capture/{outcome.capture_id}"
+        return json_response(
+            {"type": "EPCISCaptureResponse", "captureID": outcome.capture_id, "message": message},
+            status=201,
+            headers={**limits, "Location": location, "GS1-Capture-Error-Behaviour": behaviour},
+        )
+
+    async def get(self) -> web.Response:
+        """The newest capture jobs first."""
+        jobs = await service(self.request).capture.jobs(100, caller(self.request).accounts)
+        return json_response([_job_body(job) for job in jobs], headers=_limits(self.request))
+
+    async def options(self) -> web.Response:
+        """Discovery: the limits and error behaviours of the capture interface."""
+        return web.Response(
+            status=204,
+            headers={
+                **_limits(self.request),
+                "GS1-Capture-Error-Behaviour": "rollback, proceed",
+                "Allow": "GET, POST, OPTIONS",
+            },
+        )
+
+
+def _job_body(job: CaptureJobRow) -> dict[str, Any]:
+    return {
+        "captureID": job.capture_id,
+        "createdAt": job.created_at,
+        "finishedAt": job.finished_at,
+        "running": False,
+        "success": job.events_rejected == 0,
+        "captureErrorBehaviour": job.error_behaviour,
+        "eventsReceived": job.events_received,
+        "eventsCaptured": job.events_stored,
+        "eventsAlreadyPresent": job.events_already_present,
+        "eventsRejected": job.events_rejected,
+        "errors": job.errors,
+        "capturedBy": job.captured_by,
+    }
+
+
+@routes.get("/v2/epcis/capture/{capture_id}")
+async def capture_job(request: web.Request) -> web.Response:
+    """One capture job: counts, timestamps, errors."""
+    capture_id = request.match_info["capture_id"]
+    job = await service(request).capture.job(capture_id, caller(request).accounts)
+    if job is None:
+        return epcis_exception(
+            404, "NoSuchResourceException", f"No capture job with ID '{capture_id}'"
+        )
+    return json_response(_job_body(job))
+
+
+@routes.post("/v2/epcis/validate")
+async def validate(request: web.Request) -> web.Response:
+    """Validate a document without storing anything."""
+    tracepoint = service(request)
+    limits = _limits(request)
+    try:
+        document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
+        violations = await tracepoint.capture.validate_async(document)
+    except DocumentRejected as exc:
+        return exc.response
+    except CaptureLimitExceeded as exc:
+        return _too_many(request, exc)
+    if violations:
+        return invalid_document(violations)
+    count = len(document["epcisBody"]["eventList"])
+    return json_response(
+        {
+            "type": "EPCISValidationResponse",
+            "status": "valid",
+            "message": f"The document is a valid EPCIS 2.0 document with {count} event(s)",
+        },
+        headers=limits,
+    )

@@ -1,0 +1,156 @@
+"""`/v2/epcis/events` and the named-query endpoints under `/v2/epcis/queries`."""
+
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+import orjson
+from aiohttp import web
+
+from api.epcis.responses import EPCIS_VERSION_HEADERS, epcis_exception, json_response
+from api.epcis.subscriptions import stream_events, wants_websocket
+from api.keys import caller, event_scope, service
+from application.epcis.event_queries import PAGING_PARAMETERS, EventPage
+from application.epcis.named_queries import NamedQueryRow
+from application.epcis.page_tokens import InvalidPageToken
+from application.errors import AlreadyExists, Forbidden, InvalidRequest, NotFound
+from domain.epcis.event_query import QueryParameterError
+from domain.epcis.outbound import query_document
+
+routes = web.RouteTableDef()
+
+
+def _split(request: web.Request) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    params: dict[str, list[str]] = {}
+    paging: dict[str, list[str]] = {}
+    for key, value in request.query.items():
+        (paging if key in PAGING_PARAMETERS else params).setdefault(key, []).append(value)
+    return params, paging
+
+
+def _query_error(exc: Exception) -> web.Response:
+    return epcis_exception(400, "QueryParameterException", str(exc))
+
+
+def _document(page: EventPage, query_name: str) -> bytes:
+    """The EPCISQueryDocument, assembled around the stored event JSON without re-encoding it."""
+    created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return query_document(page.events, page.namespaces or {}, created, query_name)
+
+
+def _page_response(request: web.Request, page: EventPage, query_name: str) -> web.Response:
+    headers = dict(EPCIS_VERSION_HEADERS)
+    if page.next_page_token:
+        params = [(k, v) for k, v in request.query.items() if k != "nextPageToken"]
+        params.append(("nextPageToken", page.next_page_token))
+        url = request.url.with_query(None)
+        headers["Link"] = f'<{url}?{urlencode(params)}>; rel="next"'
+    return web.Response(
+        body=_document(page, query_name), content_type="application/json", headers=headers
+    )
+
+
+@routes.get("/v2/epcis/events")
+async def events(request: web.Request) -> web.Response:
+    """SimpleEventQuery over all events, paged."""
+    params, paging = _split(request)
+    try:
+        page = await service(request).events.query(params, paging, event_scope(request))
+    except (QueryParameterError, InvalidPageToken) as exc:
+        return _query_error(exc)
+    return _page_response(request, page, "SimpleEventQuery")
+
+
+def _query_body(row: NamedQueryRow) -> dict[str, Any]:
+    return {
+        "name": row.name,
+        "query": row.query,
+        "user_created": row.user_created,
+        "date_created": row.date_created,
+    }
+
+
+@routes.view("/v2/epcis/queries")
+class NamedQueriesView(web.View):
+    """Create and list named queries."""
+
+    async def post(self) -> web.Response:
+        """Define a named query: 201 with its Location; 409 if the name is taken."""
+        request = self.request
+        try:
+            body = orjson.loads(await request.read())
+        except orjson.JSONDecodeError as exc:
+            return epcis_exception(400, "QueryValidationException", f"Body is not JSON: {exc}")
+        if not isinstance(body, dict) or "name" not in body or "query" not in body:
+            return epcis_exception(
+                400, "QueryValidationException", "The body needs 'name' and 'query'"
+            )
+        try:
+            row = await service(request).named_queries.define(
+                body["name"], body["query"], caller(request)
+            )
+        except InvalidRequest as exc:
+            return epcis_exception(400, "QueryValidationException", str(exc))
+        except AlreadyExists as exc:
+            return epcis_exception(409, "ResourceAlreadyExistsException", str(exc))
+        return json_response(
+            _query_body(row), status=201, headers={"Location": f"/v2/epcis/queries/{row.name}"}
+        )
+
+    async def get(self) -> web.Response:
+        """Every named query."""
+        rows = await service(self.request).named_queries.list(caller(self.request).accounts)
+        return json_response([_query_body(row) for row in rows])
+
+
+@routes.view("/v2/epcis/queries/{name}")
+class NamedQueryView(web.View):
+    """Read or delete one named query."""
+
+    async def get(self) -> web.Response:
+        """The named query's definition."""
+        try:
+            row = await service(self.request).named_queries.get(
+                self.request.match_info["name"], caller(self.request).accounts
+            )
+        except NotFound as exc:
+            return epcis_exception(404, "NoSuchNameException", str(exc))
+        return json_response(_query_body(row))
+
+    async def delete(self) -> web.Response:
+        """Delete the named query."""
+        try:
+            await service(self.request).named_queries.delete(
+                self.request.match_info["name"], caller(self.request)
+            )
+        except NotFound as exc:
+            return epcis_exception(404, "NoSuchNameException", str(exc))
+        except Forbidden as exc:
+            return epcis_exception(403, "SecurityException", exc.message)
+        return web.Response(status=204, headers=EPCIS_VERSION_HEADERS)
+
+
+@routes.get("/v2/epcis/queries/{name}/events")
+async def named_query_events(request: web.Request) -> web.StreamResponse:
+    """The events that currently match a named query, paged like `/events`; with
+    `Upgrade: websocket`, the events that match from now on, as they come."""
+    if wants_websocket(request):
+        return await stream_events(request)
+    params, paging = _split(request)
+    name = request.match_info["name"]
+    if params:
+        return _query_error(
+            QueryParameterError(
+                f"{sorted(params)[0]}: a named query's parameters are fixed; "
+                "only perPage and nextPageToken may be given"
+            )
+        )
+    try:
+        page = await service(request).named_queries.events(
+            name, paging, event_scope(request), caller(request).accounts
+        )
+    except NotFound as exc:
+        return epcis_exception(404, "NoSuchNameException", str(exc))
+    except (QueryParameterError, InvalidPageToken) as exc:
+        return _query_error(exc)
+    return _page_response(request, page, name)

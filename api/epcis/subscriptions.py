@@ -1,0 +1,157 @@
+"""EPCIS 2.0 subscriptions: webhooks (`/v2/epcis/queries/{name}/subscriptions`,
+`/v2/epcis/subscriptions`) and the WebSocket stream of `/v2/epcis/queries/{name}/events`."""
+
+import asyncio
+import contextlib
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from api.epcis.responses import EPCIS_VERSION_HEADERS, epcis_exception, json_response
+from api.keys import caller, service
+from application.errors import Forbidden, NotFound
+from domain.epcis.subscriptions import SubscriptionControlsError, parse_subscription
+from domain.epcis.timestamps import parse_timestamp
+
+routes = web.RouteTableDef()
+
+
+async def _body(request: web.Request) -> Any:
+    try:
+        return orjson.loads(await request.read())
+    except orjson.JSONDecodeError as exc:
+        raise SubscriptionControlsError(f"The body is not JSON: {exc}") from exc
+
+
+async def _subscribe(request: web.Request, name: str | None) -> web.Response:
+    try:
+        body = await _body(request)
+        if name is None:
+            name = body.get("queryName") if isinstance(body, dict) else None
+            if not isinstance(name, str) or not name:
+                raise SubscriptionControlsError("'queryName' names the query to subscribe to")
+        controls = parse_subscription(body, extra=frozenset({"queryName"}))
+        created = await service(request).subscriptions.subscribe(caller(request), name, controls)
+    except SubscriptionControlsError as exc:
+        return epcis_exception(400, "SubscriptionControlsException", str(exc))
+    except NotFound as exc:
+        return epcis_exception(404, "NoSuchNameException", str(exc))
+    except Forbidden as exc:
+        return epcis_exception(403, "SecurityException", exc.message)
+    location = f"/v2/epcis/queries/{name}/subscriptions/{created['subscriptionID']}"
+    return json_response(created, status=201, headers={"Location": location})
+
+
+async def _listed(request: web.Request, name: str | None) -> web.Response:
+    tracepoint = service(request)
+    try:
+        if name is not None:
+            await tracepoint.named_queries.get(name, caller(request).accounts)
+    except NotFound as exc:
+        return epcis_exception(404, "NoSuchNameException", str(exc))
+    return json_response(await tracepoint.subscriptions.listed(caller(request), name))
+
+
+async def _one(request: web.Request, delete: bool) -> web.Response:
+    key = request.match_info["subscription"]
+    subscriptions = service(request).subscriptions
+    try:
+        found = await subscriptions.get(caller(request), key)
+        name = request.match_info.get("name")
+        if name is not None and found["queryName"] != name:
+            raise NotFound(f"No subscription '{key}' to query '{name}'")
+        if delete:
+            await subscriptions.unsubscribe(caller(request), key)
+            return web.Response(status=204, headers=EPCIS_VERSION_HEADERS)
+    except NotFound as exc:
+        return epcis_exception(404, "NoSuchResourceException", str(exc))
+    return json_response(found)
+
+
+@routes.post("/v2/epcis/queries/{name}/subscriptions")
+async def subscribe_to_query(request: web.Request) -> web.Response:
+    """A webhook subscription to the named query: 201 with its subscriptionID."""
+    return await _subscribe(request, request.match_info["name"])
+
+
+@routes.get("/v2/epcis/queries/{name}/subscriptions")
+async def query_subscriptions(request: web.Request) -> web.Response:
+    """The caller's subscriptions to the named query."""
+    return await _listed(request, request.match_info["name"])
+
+
+@routes.get("/v2/epcis/queries/{name}/subscriptions/{subscription}")
+async def query_subscription(request: web.Request) -> web.Response:
+    """One subscription."""
+    return await _one(request, delete=False)
+
+
+@routes.delete("/v2/epcis/queries/{name}/subscriptions/{subscription}")
+async def unsubscribe_from_query(request: web.Request) -> web.Response:
+    """End a subscription."""
+    return await _one(request, delete=True)
+
+
+@routes.post("/v2/epcis/subscriptions")
+async def subscribe(request: web.Request) -> web.Response:
+    """A webhook subscription to the query named in `queryName`."""
+    return await _subscribe(request, None)
+
+
+@routes.get("/v2/epcis/subscriptions")
+async def subscriptions(request: web.Request) -> web.Response:
+    """Every subscription of the caller."""
+    return await _listed(request, None)
+
+
+@routes.get("/v2/epcis/subscriptions/{subscription}")
+async def subscription(request: web.Request) -> web.Response:
+    """One subscription."""
+    return await _one(request, delete=False)
+
+
+@routes.delete("/v2/epcis/subscriptions/{subscription}")
+async def unsubscribe(request: web.Request) -> web.Response:
+    """End a subscription."""
+    return await _one(request, delete=True)
+
+
+def wants_websocket(request: web.Request) -> bool:
+    """Whether a request asks to upgrade to a WebSocket."""
+    return request.headers.get("Upgrade", "").lower() == "websocket"
+
+
+async def stream_events(request: web.Request) -> web.StreamResponse:
+    """The WebSocket subscription of a named query: every newly captured matching event,
+    one EPCISQueryDocument per message, from `initialRecordTime` when given."""
+    name = request.match_info["name"]
+    initial = request.query.get("initialRecordTime")
+    try:
+        if initial is not None:
+            parse_timestamp(initial)
+        await service(request).named_queries.get(name, caller(request).accounts)
+    except ValueError as exc:
+        return epcis_exception(400, "SubscriptionControlsException", str(exc))
+    except NotFound as exc:
+        return epcis_exception(404, "NoSuchNameException", str(exc))
+    feed = service(request).subscriptions.stream(caller(request), name, initial)
+    socket = web.WebSocketResponse(heartbeat=30)
+    await socket.prepare(request)
+
+    async def send() -> None:
+        async for document in feed:
+            await socket.send_str(document.decode())
+
+    sender = asyncio.create_task(send())
+    try:
+        # The client sends nothing; this ends when it goes away, and the feed with it.
+        async for _message in socket:
+            pass
+    finally:
+        sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ConnectionResetError):
+            await sender
+        await feed.aclose()
+        await socket.close()
+    return socket

@@ -1,0 +1,1 @@
+"""Running outbound flows and Publish Lot."""

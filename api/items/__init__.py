@@ -1,0 +1,1 @@
+"""`/items/<collection>`, `/files`, `/assets`, `/activity`, `/revisions` and the `/v1` lists."""

@@ -1,0 +1,260 @@
+"""Signing in and out, refreshing, and resolving a request's token to its caller.
+
+Access tokens are short-lived JWTs; refresh and session tokens are opaque, random and
+stored only as digests; static tokens (a user's `token` field) never expire and are the
+only kind the EPCIS API accepts.
+"""
+
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from application.access.accountability import AccessService
+from application.access.throttle import Throttle
+from application.blocking import BlockingRunner
+from application.errors import (
+    InvalidCredentials,
+    InvalidOtp,
+    InvalidPayload,
+    InvalidToken,
+    RequestsExceeded,
+    TokenExpired,
+    UserSuspended,
+)
+from domain.access.policies import Accountability
+from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
+from infrastructure.one_time_passwords import matching_step
+from infrastructure.passwords import hash_password, hash_token, verify_password
+from infrastructure.session_store import SessionStore
+from projections.access.reader import UserCredentials
+
+Mode = Literal["json", "cookie", "session"]
+MODES: tuple[Mode, ...] = ("json", "cookie", "session")
+
+#: Verified when the e-mail is unknown, so an unknown address costs what a known one does.
+_DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
+
+
+@dataclass(frozen=True)
+class TokenLifetimes:
+    """Seconds each kind of token lives."""
+
+    access: float
+    refresh: float
+    session: float
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """What a login or refresh hands out; which parts travel where depends on the mode."""
+
+    mode: Mode
+    #: The JWT; in session mode it is the session cookie's value.
+    access_token: str
+    #: The opaque refresh token (json: in the body; cookie: in a cookie; session: unused).
+    refresh_token: str | None
+    #: Lifetime of the access token in milliseconds.
+    expires: int
+
+
+class Authenticator:
+    """Logins, refreshes, logouts, and the caller behind a token."""
+
+    def __init__(
+        self,
+        access: AccessService,
+        sessions: SessionStore,
+        tokens: AccessTokens,
+        blocking: BlockingRunner,
+        lifetimes: TokenLifetimes,
+        *,
+        throttle: Throttle,
+        passwords: BlockingRunner,
+        suspend: Callable[[str], Awaitable[None]],
+        signed_in: Callable[[str, str | None, str | None], Awaitable[None]],
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._signed_in = signed_in
+        self._access = access
+        self._sessions = sessions
+        self._tokens = tokens
+        self._blocking = blocking
+        self.lifetimes = lifetimes
+        self._throttle = throttle
+        # Password checks run apart, so a burst of logins cannot hold up every request.
+        self._passwords = passwords
+        self._suspend = suspend
+        self._clock = clock
+
+    # -- resolving callers -----------------------------------------------------------
+
+    async def caller(self, token: str | None, ip: str | None) -> Accountability:
+        """The accountability behind a token of any kind; the public one without a token.
+
+        An expired JWT is TOKEN_EXPIRED, a forged one INVALID_TOKEN; an unknown static
+        token, or a token of a user who may no longer sign in, INVALID_CREDENTIALS.
+        """
+        if not token:
+            return await self._access.public(ip)
+        if not self._tokens.is_ours(token):
+            return await self.static_caller(token, ip)
+        claims = self._verified(token)
+        user_id = claims.get("id")
+        # Links in e-mails are signed by the same key: only access tokens authenticate.
+        if claims.get("typ") != "access" or not isinstance(user_id, str):
+            raise InvalidToken()
+        session = claims.get("session")
+        if session is not None:
+            # Session tokens can be revoked: the session must still be there.
+            found = await self._blocking.run(self._sessions.find, str(session), self._clock())
+            if found is None or found.user_id != user_id:
+                raise InvalidCredentials()
+        user = await self._blocking.run(self._access.reader.user, user_id)
+        if user is None or user.status != "active":
+            raise InvalidCredentials()
+        family = claims.get("sid")
+        return await self._access.for_user(
+            user,
+            ip,
+            "session" if session else "jwt",
+            session=family if isinstance(family, str) else None,
+        )
+
+    async def static_caller(self, token: str, ip: str | None) -> Accountability:
+        """The accountability of an active user's static token; INVALID_CREDENTIALS else."""
+        user = await self._blocking.run(self._access.reader.user_by_token_hash, hash_token(token))
+        if user is None or user.status != "active":
+            raise InvalidCredentials()
+        return await self._access.for_user(user, ip, "static")
+
+    # -- signing in and out ----------------------------------------------------------
+
+    async def login(
+        self,
+        email: str,
+        password: str,
+        otp: str | None,
+        mode: Mode,
+        ip: str | None,
+        user_agent: str | None,
+    ) -> SignIn:
+        """Check the credentials (and the one-time password of a user with two-factor
+        authentication) and open a session.
+
+        Every failure costs the same time and says the same thing, whether or not the
+        e-mail exists; an address that failed too often in the last minute must wait.
+        """
+        wait = await self._throttle.attempt(ip)
+        if wait:
+            raise RequestsExceeded(wait, self._throttle.per_minute)
+        user = await self._blocking.run(self._access.reader.user_by_email, email)
+        stored = user.password_hash if user is not None else None
+        matches = await self._passwords.run(verify_password, stored or _DUMMY_HASH, password)
+        if user is None or stored is None or not matches or user.status != "active":
+            await self._failed(user)
+            raise InvalidCredentials()
+        if user.tfa_secret:
+            await self._check_otp(user, otp, ip)
+        await self._throttle.succeeded(ip, user.id)
+        await self._signed_in(user.id, ip, user_agent)
+        await self._blocking.run(self._sessions.purge, self._clock())
+        return await self.open_session(user, mode, ip, user_agent)
+
+    async def _check_otp(self, user: UserCredentials, otp: str | None, ip: str | None) -> None:
+        """The user's current code, used once: a code seen by someone else is no use."""
+        assert user.tfa_secret is not None
+        if otp is None:
+            await self._throttle.release(ip)
+            raise InvalidOtp()
+        step = matching_step(user.tfa_secret, otp)
+        if step is None or not await self._blocking.run(self._sessions.use_otp_step, user.id, step):
+            # Guessing codes is slowed down like guessing passwords.
+            await self._failed(user)
+            raise InvalidOtp()
+
+    async def _failed(self, user: UserCredentials | None) -> None:
+        if await self._throttle.failed(user.id if user else None) and user is not None:
+            await self._suspend(user.id)
+
+    async def open_session(
+        self, user: UserCredentials, mode: Mode, ip: str | None, user_agent: str | None
+    ) -> SignIn:
+        """Tokens for a user who has proved who they are."""
+        refresh = secrets.token_urlsafe(48)
+        lifetime = self.lifetimes.session if mode == "session" else self.lifetimes.refresh
+        family = await self._blocking.run(
+            self._sessions.create, refresh, user.id, self._clock() + lifetime, ip, user_agent
+        )
+        return await self._sign_in(user, mode, refresh, family)
+
+    async def refresh(self, token: str | None, mode: Mode) -> SignIn:
+        """New tokens for a live refresh (or session) token, which stops working at once."""
+        if not token:
+            raise InvalidPayload("The refresh token is required in either the payload or cookie")
+        old = self._session_of(token) if mode == "session" else token
+        lifetime = self.lifetimes.session if mode == "session" else self.lifetimes.refresh
+        new = secrets.token_urlsafe(48)
+        now = self._clock()
+        session = await self._blocking.run(self._sessions.rotate, old, new, now, now + lifetime)
+        if session is None:
+            raise InvalidCredentials()
+        user = await self._blocking.run(self._access.reader.user, session.user_id)
+        if user is None or user.status != "active":
+            await self._blocking.run(self._sessions.end, new)
+            if user is not None and user.status == "suspended":
+                raise UserSuspended()
+            raise InvalidCredentials()
+        return await self._sign_in(user, mode, new, session.family)
+
+    async def logout(self, token: str | None, mode: Mode) -> None:
+        """End the session of a refresh or session token; unknown tokens change nothing."""
+        if not token:
+            raise InvalidPayload("The refresh token is required in either the payload or cookie")
+        refresh = token
+        if mode == "session":
+            try:
+                refresh = self._session_of(token)
+            except (InvalidToken, TokenExpired):
+                return
+        await self._blocking.run(self._sessions.end, refresh)
+
+    def _verified(self, token: str) -> dict[str, Any]:
+        try:
+            return self._tokens.verify(token)
+        except ExpiredAccessToken as exc:
+            raise TokenExpired() from exc
+        except BadAccessToken as exc:
+            raise InvalidToken() from exc
+
+    def _session_of(self, session_token: str) -> str:
+        claims = self._verified(session_token)
+        session = claims.get("session")
+        if claims.get("typ") != "access" or not isinstance(session, str):
+            raise InvalidToken()
+        return session
+
+    async def _sign_in(
+        self, user: UserCredentials, mode: Mode, refresh: str, family: str
+    ) -> SignIn:
+        caller = await self._access.for_user(user, None, "jwt")
+        claims: dict[str, object] = {
+            "typ": "access",
+            "id": user.id,
+            # The sign-in this token came from: a password change keeps it signed in.
+            "sid": family,
+            "role": user.role,
+            "app_access": caller.app,
+            "admin_access": caller.admin,
+        }
+        lifetime = self.lifetimes.access
+        if mode == "session":
+            claims["session"] = refresh
+            lifetime = self.lifetimes.session
+        return SignIn(
+            mode=mode,
+            access_token=self._tokens.issue(claims, lifetime),
+            refresh_token=None if mode == "session" else refresh,
+            expires=int(lifetime * 1000),
+        )

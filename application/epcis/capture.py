@@ -1,0 +1,310 @@
+"""Capture: validate an EPCIS document, name its events, store the new ones atomically."""
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from application.blocking import BlockingRunner
+from application.epcis.analysis import EventAnalyser, EventAnalysis, Unnamed
+from application.read_model_follower import ReadModelFollower
+from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
+from domain.epcis.captured_event import CapturedEvent
+from domain.epcis.event_hash import document_context, document_ignore_fields
+from domain.epcis.index_terms import EventTerms
+from domain.epcis.storable import event_id_violations, nul_violations
+from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
+from domain.epcis.violations import Violation, event_index
+from infrastructure.database import Database
+from infrastructure.epcis_schema import DocumentValidator
+from infrastructure.event_store import DuplicateAggregate, EventStore, LoggedEvent
+from projections.epcis.readers import CaptureJobRow as CaptureJobRow
+from projections.epcis.readers import ReadModels
+from projections.runner import ProjectionRunner
+
+log = logging.getLogger(__name__)
+
+
+class InvalidDocument(Exception):
+    """The document breaks the EPCIS 2.0 schema or the CBV rules; nothing was stored."""
+
+    def __init__(self, violations: list[Violation]) -> None:
+        super().__init__(f"{len(violations)} violation(s)")
+        self.violations = violations
+
+
+class CaptureLimitExceeded(Exception):
+    """The document holds more events than this service captures in one request."""
+
+
+#: Who captures: the user and their account (multi-tenant installations).
+_Capturer = tuple[str | None, str | None]
+
+
+@dataclass
+class CaptureOutcome:
+    """What a capture did."""
+
+    capture_id: str
+    events_received: int
+    events_stored: int
+    events_already_present: int
+    events_rejected: int
+    errors: list[Violation] = field(default_factory=list)
+    visible: bool = True
+
+    @property
+    def success(self) -> bool:
+        """True when every event of the document is now in the repository."""
+        return self.events_rejected == 0
+
+
+@dataclass
+class _Prepared:
+    event_ids: list[str]
+    events: list[dict[str, Any]]
+    terms: list[EventTerms]
+    namespaces: dict[str, str]
+    received: int
+    rejected: list[Violation]
+
+
+def _storable(
+    index: int, event: dict[str, Any], analysis: EventAnalysis
+) -> tuple[str, EventTerms] | Violation:
+    """A valid event's ID and index terms, or why it still cannot be stored and indexed."""
+    where = f"epcisBody.eventList.{index}"
+    if isinstance(analysis.name, Unnamed):
+        return Violation(where, f"Cannot compute the event hash: {analysis.name.reason}")
+    if analysis.terms is not None:
+        return analysis.name, analysis.terms
+    # The projector must be able to index every stored event. The usual reason it cannot
+    # is a time the schema lets through but we cannot place on the time line.
+    try:
+        timestamp_micros(event["eventTime"])
+    except (InvalidTimestamp, KeyError, TypeError) as exc:
+        return Violation(f"{where}.eventTime", str(exc))
+    return Violation(where, f"Cannot index the event: {analysis.problem}")
+
+
+class CaptureService:
+    """The capture use case: one document in, one atomic write to the event store."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        validator: DocumentValidator,
+        analyser: EventAnalyser,
+        follower: ReadModelFollower,
+        projections: ProjectionRunner,
+        read_models: ReadModels,
+        database: Database,
+        blocking: BlockingRunner,
+        *,
+        max_events: int,
+        read_your_writes_timeout: float,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._store = store
+        self._validator = validator
+        self._analyser = analyser
+        self._follower = follower
+        self._projections = projections
+        self._read_models = read_models
+        self._database = database
+        self._write_turn = threading.Lock()
+        self._last_record_time = datetime.min.replace(tzinfo=UTC)
+        self._blocking = blocking
+        self.max_events = max_events
+        self._timeout = read_your_writes_timeout
+        self._clock = clock
+
+    def check_limit(self, document: Any) -> None:
+        """Refuse a document with more events than the limit, before any other work."""
+        body = document.get("epcisBody") if isinstance(document, dict) else None
+        events = body.get("eventList") if isinstance(body, dict) else None
+        if isinstance(events, list) and len(events) > self.max_events:
+            raise CaptureLimitExceeded(
+                f"The document has {len(events)} events; this repository captures at most "
+                f"{self.max_events} events per request"
+            )
+
+    def validate(self, document: Any) -> list[Violation]:
+        """Every violation of the schema, the CBV rules and what storing needs ([] if valid)."""
+        violations = self._validator.validate_capture(document)
+        violations.extend(event_id_violations(document))
+        # Serialising is a fast way to learn whether any text holds a NUL at all; only
+        # then is the document walked for the exact places.
+        if b"\\u0000" in orjson.dumps(document):
+            violations.extend(nul_violations(document))
+        return violations
+
+    async def validate_async(self, document: Any) -> list[Violation]:
+        """`validate`, off the event loop."""
+        self.check_limit(document)
+        return await self._blocking.run(self.validate, document)
+
+    async def capture(
+        self,
+        document: Any,
+        error_behaviour: ErrorBehaviour,
+        captured_by: str | None,
+        account: str | None = None,
+    ) -> CaptureOutcome:
+        """Store a document's new events; wait until queries see them.
+
+        With `rollback` any violation rejects the whole document; with `proceed` the valid
+        events are stored and the invalid ones reported in the capture job.
+        """
+        self.check_limit(document)
+        outcome, position = await self._blocking.run(
+            self._capture, document, error_behaviour, (captured_by, account)
+        )
+        if not await self._follower.wait_for(position, self._timeout):
+            log.warning("capture %s stored but not yet queryable", outcome.capture_id)
+            outcome.visible = False
+        return outcome
+
+    def _prepare(self, document: Any, error_behaviour: ErrorBehaviour) -> _Prepared:
+        violations = self.validate(document)
+        if violations and (
+            error_behaviour == "rollback" or any(event_index(v) is None for v in violations)
+        ):
+            raise InvalidDocument(violations)
+        events: list[dict[str, Any]] = document["epcisBody"]["eventList"]
+        invalid = {event_index(v) for v in violations}
+        namespaces = document_context(document)
+        ignore_fields = document_ignore_fields(document)
+        prepared = _Prepared([], [], [], namespaces, len(events), list(violations))
+        valid = [index for index in range(len(events)) if index not in invalid]
+        analyses = self._analyser.analyse([events[i] for i in valid], namespaces, ignore_fields)
+        for index, analysis in zip(valid, analyses, strict=True):
+            storable = _storable(index, events[index], analysis)
+            if isinstance(storable, Violation):
+                if error_behaviour == "rollback":
+                    raise InvalidDocument([storable])
+                prepared.rejected.append(storable)
+                continue
+            prepared.event_ids.append(storable[0])
+            prepared.events.append(events[index])
+            prepared.terms.append(storable[1])
+        return prepared
+
+    def _capture(
+        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: _Capturer
+    ) -> tuple[CaptureOutcome, int]:
+        prepared = self._prepare(document, error_behaviour)
+        capture_id = str(uuid.uuid4())
+        created_at = self._clock()
+        # Most captures bring only new events, so the first try does not look for stored
+        # ones: the store refuses the whole batch if any is there, and we look then. A
+        # concurrent capture may store some of the same events between our look-up and
+        # our save; each retry finds at least one more event stored, so this ends.
+        stored_ids: set[str] = set()
+        for _ in range(len(prepared.event_ids) + 2):
+            try:
+                return self._save(
+                    prepared, stored_ids, capture_id, created_at, error_behaviour, captured_by
+                )
+            except DuplicateAggregate:
+                stored_ids = self._store.existing_ids(
+                    [CapturedEvent.create_id(event_id) for event_id in prepared.event_ids]
+                )
+        raise AssertionError("a capture kept colliding with itself")
+
+    def _save(
+        self,
+        prepared: _Prepared,
+        stored_ids: set[str],
+        capture_id: str,
+        created_at: datetime,
+        error_behaviour: ErrorBehaviour,
+        captured_by: _Capturer,
+    ) -> tuple[CaptureOutcome, int]:
+        # Record times are stamped and stored in turn, across processes too, so they grow
+        # with the log: a client polling GE_recordTime never misses a capture that
+        # committed after one it has seen.
+        with self._write_turn, self._database.exclusive("tracepoint-capture"):
+            saved, outcome = self._stamp_and_store(
+                prepared, stored_ids, capture_id, created_at, error_behaviour, captured_by
+            )
+            # Project right here, in the same turn: the events directly follow what is
+            # projected already, which spares reading them back from the log. Only when
+            # another process wrote meanwhile does the follower catch up instead.
+            self._projections.apply_saved(saved)
+        return outcome, saved[-1].position
+
+    def _stamp_and_store(
+        self,
+        prepared: _Prepared,
+        stored_ids: set[str],
+        capture_id: str,
+        created_at: datetime,
+        error_behaviour: ErrorBehaviour,
+        captured_by: _Capturer,
+    ) -> tuple[list[LoggedEvent], CaptureOutcome]:
+        self._last_record_time = max(self._last_record_time, self._clock())
+        record_time = format_record_time(self._last_record_time)
+        seen: set[str] = set()
+        captured: list[CapturedEvent.Captured] = []
+        terms: dict[str, EventTerms] = {}
+        for event_id, event, event_terms in zip(
+            prepared.event_ids, prepared.events, prepared.terms, strict=True
+        ):
+            aggregate_id = CapturedEvent.create_id(event_id)
+            if event_id in seen or aggregate_id in stored_ids:
+                continue
+            seen.add(event_id)
+            terms[aggregate_id] = event_terms
+            captured.append(
+                CapturedEvent.captured(
+                    event_id=event_id,
+                    epcis_event=event,
+                    namespaces=prepared.namespaces,
+                    record_time=record_time,
+                    capture_id=capture_id,
+                )
+            )
+        outcome = CaptureOutcome(
+            capture_id=capture_id,
+            events_received=prepared.received,
+            events_stored=len(captured),
+            events_already_present=len(prepared.event_ids) - len(captured),
+            events_rejected=prepared.received - len(prepared.event_ids),
+            errors=prepared.rejected,
+        )
+        job = CaptureJob(
+            capture_id=capture_id,
+            error_behaviour=error_behaviour,
+            created_at=format_record_time(created_at),
+            finished_at=format_record_time(self._clock()),
+            events_received=outcome.events_received,
+            events_stored=outcome.events_stored,
+            events_already_present=outcome.events_already_present,
+            events_rejected=outcome.events_rejected,
+            errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
+            captured_by=captured_by[0],
+            account=captured_by[1],
+        )
+        return self._store.append(job, *captured, derived=terms), outcome
+
+    async def job(
+        self, capture_id: str, accounts: tuple[str, ...] | None = None
+    ) -> CaptureJobRow | None:
+        """The capture job with this ID, or None (also when it is of an account other than
+        `accounts`, when given)."""
+        job = await self._blocking.run(self._read_models.capture_job, capture_id)
+        if job is None or (accounts is not None and job.account not in accounts):
+            return None
+        return job
+
+    async def jobs(
+        self, limit: int, accounts: tuple[str, ...] | None = None
+    ) -> list[CaptureJobRow]:
+        """The newest capture jobs (of these accounts, when given)."""
+        return await self._blocking.run(self._read_models.capture_jobs, limit, None, accounts)

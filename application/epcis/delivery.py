@@ -1,0 +1,85 @@
+"""What outbound flows and subscriptions share: where they may send, how much and how long
+they wait before trying again, and the namespaces of what they send.
+
+It lives with EPCIS, beside subscriptions, so that flows build on EPCIS and not the other
+way round."""
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from urllib.parse import urlsplit
+
+import orjson
+
+from domain.access.outbound_targets import AllowList, refusal
+from domain.epcis.event_query import EventQuery, parse_event_query
+from projections.epcis.event_reader import PageRow
+
+
+@dataclasses.dataclass(frozen=True)
+class DeliverySettings:
+    """How flows and subscriptions deliver: events per document, documents per run, backoff."""
+
+    batch_size: int = 500
+    batches_per_run: int = 20
+    retry_base: float = 2.0
+    retry_max: float = 600.0
+
+
+class OutboundGuard:
+    """Refuses destinations on the service's own network unless they are allowed."""
+
+    def __init__(
+        self,
+        allowed: AllowList,
+        resolve: Callable[[str], Awaitable[list[str]]],
+        resolve_now: Callable[[str], list[str]],
+    ) -> None:
+        self._allowed = allowed
+        self._resolve = resolve
+        self._resolve_now = resolve_now
+
+    async def refusal(self, url: str) -> str | None:
+        """Why the service must not send to `url`; None when it may."""
+        host = _host(url)
+        return refusal(url, await self._resolve(host) if host else [], self._allowed)
+
+    def refusal_now(self, url: str) -> str | None:
+        """`refusal`, off the event loop."""
+        host = _host(url)
+        return refusal(url, self._resolve_now(host) if host else [], self._allowed)
+
+
+def _host(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+
+
+def backoff_delay(failures: int, base: float, ceiling: float, jitter: float) -> float:
+    """Seconds before the next try after `failures` in a row: exponential, capped, with
+    half of it random (`jitter` in [0, 1)) so retries of many flows do not bunch up."""
+    top = min(ceiling, base * 2.0 ** (failures - 1))
+    return top / 2 + jitter * top / 2
+
+
+def namespaces_of(rows: Sequence[PageRow]) -> dict[str, str]:
+    """The namespace prefixes the events' extensions use, first definition first."""
+    namespaces: dict[str, str] = {}
+    for row in rows:
+        if row.namespaces:
+            for prefix, namespace in orjson.loads(row.namespaces).items():
+                namespaces.setdefault(prefix, namespace)
+    return namespaces
+
+
+#: Expands a query's WD_bizLocation to the sub-locations in the master data.
+Expand = Callable[[EventQuery], Awaitable[EventQuery]]
+
+
+async def log_reader_query(params: Mapping[str, Sequence[str]], expand: Expand) -> EventQuery:
+    """A named query's parameters as a reader of the log runs them: in log order (a
+    cursor is a log position, whatever order the query asks for), WD_bizLocation
+    expanded as the query endpoints expand it. Raises QueryParameterError."""
+    query = await expand(parse_event_query(params))
+    return dataclasses.replace(query, order_by="position", descending=False)

@@ -1,0 +1,120 @@
+"""Querying events: parse parameters, read one page below a snapshot, hand out the token."""
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import orjson
+
+from application.access.event_scope import EventScope
+from application.blocking import BlockingRunner
+from application.epcis.page_tokens import PageCursor, PageTokens, fingerprint
+from domain.epcis.event_query import (
+    EventQuery,
+    QueryParameterError,
+    parse_event_query,
+    place_tree,
+)
+from projections.epcis.event_reader import EpcisEventReader
+from projections.epcis.location_tree import LocationTree
+
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,9}")
+
+#: Parameters that shape paging rather than select events.
+PAGING_PARAMETERS = ("perPage", "nextPageToken")
+
+
+@dataclass(frozen=True)
+class EventPage:
+    """One page of events, as stored JSON texts, and the token for the next page."""
+
+    events: list[str]
+    namespaces: dict[str, str]
+    next_page_token: str | None
+    per_page: int
+
+
+class EventQueryService:
+    """The query use case behind `/events` and named queries' `/events`."""
+
+    def __init__(
+        self,
+        reader: EpcisEventReader,
+        tokens: PageTokens,
+        blocking: BlockingRunner,
+        *,
+        per_page_default: int,
+        per_page_max: int,
+        locations: LocationTree | None = None,
+    ) -> None:
+        self._reader = reader
+        self._locations = locations
+        self._tokens = tokens
+        self._blocking = blocking
+        self.per_page_default = per_page_default
+        self.per_page_max = per_page_max
+
+    def _per_page(self, values: Sequence[str] | None) -> int:
+        if not values:
+            return self.per_page_default
+        if len(values) != 1 or not _WHOLE_NUMBER.fullmatch(values[0]) or int(values[0]) < 1:
+            raise QueryParameterError("perPage must be one positive whole number")
+        per_page = int(values[0])
+        if per_page > self.per_page_max:
+            raise QueryParameterError(f"perPage may be at most {self.per_page_max}")
+        return per_page
+
+    async def query(
+        self,
+        params: Mapping[str, Sequence[str]],
+        paging: Mapping[str, Sequence[str]],
+        scope: EventScope,
+    ) -> EventPage:
+        """One page of the events matching `params` (SimpleEventQuery parameters) within
+        the caller's `scope` (None: every event).
+
+        `paging` holds `perPage` and `nextPageToken` as given by the client.
+        Raises QueryParameterError or InvalidPageToken for bad input.
+        """
+        query = await self.with_sub_locations(parse_event_query(params))
+        per_page = self._per_page(paging.get("perPage"))
+        print_ = fingerprint({k: list(v) for k, v in params.items()})
+        token_values = paging.get("nextPageToken")
+        cursor = None
+        if token_values:
+            if len(token_values) != 1:
+                raise QueryParameterError("nextPageToken takes exactly one value")
+            cursor = self._tokens.read(token_values[0], print_)
+        snapshot = cursor.snapshot if cursor else await self._blocking.run(self._reader.snapshot)
+        after = (cursor.sort_key, cursor.position) if cursor else None
+        rows = await self._blocking.run(
+            self._reader.page,
+            query,
+            limit=per_page + 1,
+            snapshot=snapshot,
+            after=after,
+            scope=scope,
+        )
+        next_token = None
+        if len(rows) > per_page:
+            rows = rows[:per_page]
+            last = rows[-1]
+            next_token = self._tokens.issue(
+                PageCursor(snapshot, last.sort_key, last.position), print_
+            )
+        namespaces: dict[str, str] = {}
+        for row in rows:
+            if row.namespaces:
+                for prefix, namespace in orjson.loads(row.namespaces).items():
+                    namespaces.setdefault(prefix, namespace)
+        return EventPage([row.document for row in rows], namespaces, next_token, per_page)
+
+    async def with_sub_locations(self, query: EventQuery) -> EventQuery:
+        """WD_bizLocation also finds events at the locations below the named ones in the
+        location master data (`parent_location`), at any depth."""
+        if not query.within_biz_locations or self._locations is None:
+            return query
+        below = await self._blocking.run(self._locations.within, query.within_biz_locations)
+        extra = tuple(glob for place in sorted(below) for glob in place_tree(place))
+        return dataclasses.replace(query, biz_location_trees=query.biz_location_trees + extra)

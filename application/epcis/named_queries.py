@@ -1,0 +1,149 @@
+"""Named queries: store a SimpleEventQuery under a name and run it later."""
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from application.access.event_scope import EventScope
+from application.blocking import BlockingRunner
+from application.epcis.event_queries import EventPage, EventQueryService
+from application.errors import (
+    AlreadyExists,
+    Forbidden,
+    InvalidPayload,
+    InvalidRequest,
+    NotFound,
+    RecordNotUnique,
+)
+from application.items.service import CollectionRules, Item, ItemsService
+from domain.access.policies import SYSTEM, Accountability
+from domain.collections.item_query import ItemQuery
+from domain.epcis.event_query import QueryParameterError, parse_event_query
+from domain.epcis.named_query import QueryParameters
+from domain.masterdata.epcis_queries import EPCIS_QUERIES
+from projections.epcis.readers import NamedQueryRow as NamedQueryRow
+from projections.epcis.readers import ReadModels
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$")
+_NAME_RULE = (
+    "must be 1 to 200 letters, digits, '.', '_', '~' or '-', starting with a letter or digit"
+)
+
+
+def normalise_query(query: Any) -> QueryParameters:
+    """The stored form of a query object: every value a list of strings."""
+    if not isinstance(query, dict) or not query:
+        raise InvalidRequest("query must be a non-empty object of EPCIS query parameters")
+    result: QueryParameters = {}
+    for key, value in query.items():
+        items = value if isinstance(value, list) else [value]
+        if not items or any(isinstance(i, dict | list) or i is None for i in items):
+            raise InvalidRequest(f"query.{key} must be a list of strings or numbers")
+        result[str(key)] = [
+            ("true" if i else "false") if isinstance(i, bool) else str(i) for i in items
+        ]
+    return result
+
+
+class EpcisQueriesRules(CollectionRules):
+    """Named queries written at `/items/epcis_queries` are checked like those defined
+    through the EPCIS API: a usable name and parameters the event query understands."""
+
+    def prepare(self, values: Item, *, creating: bool) -> Item:
+        """Check the name and normalise the query parameters."""
+        if creating and not (isinstance(values.get("name"), str) and _NAME.match(values["name"])):
+            raise InvalidPayload(f"name {_NAME_RULE}")
+        if values.get("query") is not None:
+            try:
+                values = {**values, "query": checked_query(values["query"])}
+            except InvalidRequest as exc:
+                raise InvalidPayload(str(exc)) from exc
+        return values
+
+
+def checked_query(query: Any) -> QueryParameters:
+    """The stored form of a query object, refused unless the event query accepts it."""
+    parameters = normalise_query(query)
+    try:
+        parse_event_query(parameters)
+    except QueryParameterError as exc:
+        raise InvalidRequest(f"query: {exc}") from exc
+    return parameters
+
+
+class NamedQueryService:
+    """Defines, lists, deletes and runs named queries: the `epcis_queries` records."""
+
+    def __init__(
+        self,
+        items: ItemsService,
+        read_models: ReadModels,
+        events: EventQueryService,
+        blocking: BlockingRunner,
+    ) -> None:
+        self._items = items
+        self._read_models = read_models
+        self._events = events
+        self._blocking = blocking
+
+    async def define(self, name: Any, query: Any, caller: Accountability) -> NamedQueryRow:
+        """Store a new named query; InvalidRequest for a bad name or query (the checks of
+        EpcisQueriesRules), AlreadyExists if the name is taken."""
+        try:
+            stored = await self._items.create(
+                _on_behalf_of(caller),
+                EPCIS_QUERIES.name,
+                [{"name": name, "query": query}],
+                ItemQuery(fields=("*",)),
+            )
+        except RecordNotUnique as exc:
+            raise AlreadyExists(f"A query named '{name}' already exists") from exc
+        except InvalidPayload as exc:
+            raise InvalidRequest(str(exc.extensions.get("reason", exc.message))) from exc
+        # Written with administrator rights, the item is always read back.
+        assert stored is not None
+        item = stored[0]
+        return NamedQueryRow(
+            item["name"], item["query"], item["user_created"], item["date_created"]
+        )
+
+    async def get(self, name: str, accounts: tuple[str, ...] | None = None) -> NamedQueryRow:
+        """One named query (of these accounts, when given); NotFound if there is none."""
+        row = await self._blocking.run(self._read_models.named_query, name, accounts)
+        if row is None:
+            raise NotFound(f"No query named '{name}'")
+        return row
+
+    async def list(self, accounts: tuple[str, ...] | None = None) -> list[NamedQueryRow]:
+        """Every named query (of these accounts, when given)."""
+        return await self._blocking.run(self._read_models.named_queries, accounts)
+
+    async def delete(self, name: str, caller: Accountability) -> None:
+        """Delete a named query; NotFound if there is none, Forbidden unless the caller
+        defined it or is an administrator."""
+        row = await self.get(name, caller.accounts)
+        if not caller.admin and row.user_created != caller.user:
+            raise Forbidden(f"Only the user who defined '{name}' may delete it")
+        try:
+            await self._items.delete(_on_behalf_of(caller), EPCIS_QUERIES.name, [name])
+        except Forbidden as exc:
+            # Deleted by someone else meanwhile.
+            raise NotFound(f"No query named '{name}'") from exc
+
+    async def events(
+        self,
+        name: str,
+        paging: Mapping[str, Sequence[str]],
+        scope: EventScope,
+        accounts: tuple[str, ...] | None = None,
+    ) -> EventPage:
+        """The events that currently match the named query and lie in the caller's
+        scope, one page at a time."""
+        row = await self.get(name, accounts)
+        return await self._events.query(row.query, paging, scope)
+
+
+def _on_behalf_of(caller: Accountability) -> Accountability:
+    # The EPCIS API has checked the caller's rights; the record names who acted.
+    return dataclasses.replace(SYSTEM, user=caller.user, account=caller.account)

@@ -1,0 +1,450 @@
+"""EPCIS 2.0 subscriptions: webhooks and WebSocket streams over named queries.
+
+A subscription is a reader of the event log with a cursor, like an outbound flow: a
+`stream` subscription delivers new matching events as they are captured, a scheduled one
+what arrived since its last delivery whenever its cron schedule fires. Deliveries are
+EPCISQueryDocuments POSTed to `dest`, signed in `GS1-Signature` (HMAC-SHA256 of the body
+with the subscription's token, hex) when a token was given. The cursor moves only after
+a 2xx; failures retry with backoff; a 4xx stops the subscription.
+"""
+
+import logging
+import random
+import time
+import uuid
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from apscheduler.triggers.cron import CronTrigger
+
+from application.access.accountability import AccessService
+from application.access.event_scope import EventScope, event_scope
+from application.blocking import BlockingRunner, entered
+from application.epcis.delivery import (
+    DeliverySettings,
+    Expand,
+    OutboundGuard,
+    backoff_delay,
+    log_reader_query,
+    namespaces_of,
+)
+from application.epcis.named_queries import NamedQueryService
+from application.errors import Forbidden, NotFound
+from application.read_model_follower import ReadModelFollower
+from application.service_records import change_record, live_record
+from domain.access.policies import Accountability
+from domain.collections.coercion import format_datetime
+from domain.collections.schema import Collection
+from domain.epcis.event_query import EventQuery, QueryParameterError
+from domain.epcis.outbound import query_document
+from domain.epcis.subscriptions import (
+    SubscriptionControlsError,
+    SubscriptionRequest,
+    signature,
+)
+from domain.epcis.timestamps import format_record_time, parse_timestamp, to_micros
+from domain.masterdata.outbound_flows import EPCIS_SUBSCRIPTION
+from domain.records.record import Record
+from infrastructure.database import Database
+from infrastructure.event_store import DuplicateAggregate, EventStore
+from infrastructure.http_push import HttpPush
+from projections.epcis.event_reader import EpcisEventReader, PageRow
+from projections.epcis.readers import SubscriptionReader
+
+log = logging.getLogger(__name__)
+
+SUBSCRIPTIONS = EPCIS_SUBSCRIPTION.name
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What one delivery needs: the query, the subscriber's scope, where and how."""
+
+    key: str
+    name: str
+    query: EventQuery
+    scope: EventScope
+    dest: str
+    token: str | None
+    report_if_empty: bool
+
+
+class SubscriptionService:
+    """Creates, lists and deletes subscriptions, and delivers to them."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        database: Database,
+        reader: EpcisEventReader,
+        named_queries: NamedQueryService,
+        access: AccessService,
+        http: HttpPush,
+        guard: OutboundGuard,
+        follower: ReadModelFollower,
+        blocking: BlockingRunner,
+        settings: DeliverySettings,
+        expand: Expand,
+        collection: Collection,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self._store = store
+        self._subscriptions = SubscriptionReader(database, collection)
+        self._expand = expand
+        self._database = database
+        self._reader = reader
+        self._named = named_queries
+        self._access = access
+        self._http = http
+        self._guard = guard
+        self._follower = follower
+        self._blocking = blocking
+        self.settings = settings
+        self._clock = clock
+        self._jitter = jitter
+        #: Subscription → when (time.monotonic) it may be tried again after failures.
+        self._retry_at: dict[str, float] = {}
+        self._failures: dict[str, int] = {}
+        #: Scheduled subscription → its next fire time.
+        self._fires: dict[str, datetime] = {}
+        #: Stream subscription → the log position up to which nothing more matched.
+        self._checked: dict[str, int] = {}
+
+    # -- managing --------------------------------------------------------------------
+
+    async def subscribe(
+        self, caller: Accountability, name: str, request: SubscriptionRequest
+    ) -> dict[str, Any]:
+        """A new webhook subscription to a named query the caller can see; raises
+        Forbidden, NotFound or SubscriptionControlsError."""
+        event_scope(caller, "read")
+        await self._named.get(name, caller.accounts)
+        if request.schedule is not None:
+            _trigger(request.schedule)
+        refused = await self._guard.refusal(request.dest)
+        if refused is not None:
+            raise SubscriptionControlsError(f"'dest' {refused}")
+        if request.initial_record_time is not None:
+            micros = to_micros(parse_timestamp(request.initial_record_time))
+            cursor = await self._blocking.run(self._reader.position_before_record_time, micros)
+            minimum = request.initial_record_time
+        else:
+            cursor = await self._blocking.run(self._reader.snapshot)
+            minimum = format_record_time(self._clock())
+        key = str(uuid.uuid4())
+        at = format_datetime(self._clock())
+        values: dict[str, Any] = {
+            "id": key,
+            "query_name": name,
+            "dest": request.dest,
+            "signature_token": request.signature_token,
+            "report_if_empty": request.report_if_empty,
+            "stream": request.stream,
+            "schedule": request.schedule,
+            "initial_record_time": request.initial_record_time,
+            "min_record_time": minimum,
+            "last_position": cursor,
+            "active": True,
+            "status": "active",
+            "user_created": caller.user,
+            "date_created": at,
+        }
+        if caller.account is not None:
+            values["account"] = caller.account
+        record = Record(SUBSCRIPTIONS, key, values, caller.user, at)
+        position = await self._blocking.run(self._store.save, record)
+        await self._follower.wait_for(position, 10)
+        return _body(values)
+
+    async def listed(self, caller: Accountability, name: str | None) -> list[dict[str, Any]]:
+        """The caller's subscriptions (an administrator's: everybody's), of one query or
+        of all."""
+        rows = await self._blocking.run(self._rows, name)
+        return [_body(r) for r in rows if _visible(caller, r)]
+
+    async def get(self, caller: Accountability, key: str) -> dict[str, Any]:
+        """One subscription of the caller; NotFound otherwise."""
+        record = await self._blocking.run(self._record, key)
+        if record is None or not _visible(caller, record):
+            raise NotFound(f"No subscription '{key}'")
+        return _body(record)
+
+    async def unsubscribe(self, caller: Accountability, key: str) -> None:
+        """Delete a subscription of the caller; NotFound otherwise."""
+        await self.get(caller, key)
+        await self._blocking.run(self._delete, key, caller.user)
+
+    # -- delivering ------------------------------------------------------------------
+
+    async def deliver_due(self) -> None:
+        """Deliver to every active subscription that has something due."""
+        now = self._clock()
+        newest = await self._blocking.run(self._reader.snapshot)
+        for row in await self._blocking.run(self._rows, None):
+            key = str(row["id"])
+            if not row.get("active") or self._retry_at.get(key, 0.0) > time.monotonic():
+                continue
+            try:
+                await self._deliver_if_due(row, now, newest)
+            except Exception:  # one broken subscription must not hold up the others
+                log.exception("subscription %s failed", key)
+
+    async def _deliver_if_due(self, row: dict[str, Any], now: datetime, newest: int) -> None:
+        key = str(row["id"])
+        if row.get("stream"):
+            # Nothing captured since it last looked: nothing to look at.
+            seen = max(int(row.get("last_position") or 0), self._checked.get(key, 0))
+            if seen < newest:
+                await self.deliver(key, report_if_empty=False)
+            return
+        if key in self._retry_at:
+            # A scheduled delivery failed: it is tried again after its backoff, not at
+            # the next fire time.
+            await self.deliver(key, report_if_empty=bool(row.get("report_if_empty")))
+            return
+        fire = self._fires.get(key)
+        if fire is None:
+            fire = self._fires[key] = _next_fire(row.get("schedule"), now)
+        if fire <= now:
+            self._fires[key] = _next_fire(row.get("schedule"), now)
+            await self.deliver(key, report_if_empty=bool(row.get("report_if_empty")))
+
+    async def deliver(self, key: str, *, report_if_empty: bool) -> int:
+        """Deliver what the subscription has not had yet; the events delivered."""
+        lock = self._database.try_exclusive(f"subscription:{key}")
+        async with entered(self._blocking, lock) as mine:
+            if not mine:
+                return 0
+            target = await self._target(key)
+            if target is None:
+                return 0
+            sent = 0
+            for _ in range(self.settings.batches_per_run):
+                cursor, rows, snapshot = await self._blocking.run(self._rows_after, key, target)
+                if not rows:
+                    self._checked[key] = snapshot
+                if not rows and (sent or not report_if_empty):
+                    break
+                if not await self._push(target, cursor, rows):
+                    break
+                sent += len(rows)
+                if not rows:
+                    break
+            return sent
+
+    async def stream(
+        self, caller: Accountability, name: str, initial_record_time: str | None
+    ) -> AsyncGenerator[bytes, None]:
+        """Each newly captured event the named query selects (and the caller may read),
+        as an EPCISQueryDocument, as soon as it is queryable: a WebSocket's feed."""
+        scope = event_scope(caller, "read")
+        row = await self._named.get(name, caller.accounts)
+        query = await log_reader_query(row.query, self._expand)
+        if initial_record_time is not None:
+            micros = to_micros(parse_timestamp(initial_record_time))
+            cursor = await self._blocking.run(self._reader.position_before_record_time, micros)
+        else:
+            cursor = await self._blocking.run(self._reader.snapshot)
+        while True:
+            rows = await self._blocking.run(self._page, query, cursor, scope)
+            for page_row in rows:
+                yield query_document(
+                    [page_row.document], namespaces_of([page_row]), self._now_record(), name
+                )
+                cursor = page_row.position
+            if not rows:
+                await self._follower.next_change(1.0)
+
+    # -- the parts of a delivery ------------------------------------------------------
+
+    async def _target(self, key: str) -> _Target | None:
+        record = await self._blocking.run(self._record, key)
+        if record is None or not record.get("active"):
+            return None
+        try:
+            owner = record.get("user_created")
+            caller = await self._access.of_user(owner) if owner else None
+            if caller is None:
+                raise _Stop("The subscriber no longer exists")
+            scope = event_scope(caller, "read")
+            named = await self._named.get(str(record.get("query_name")), caller.accounts)
+            query = await log_reader_query(named.query, self._expand)
+        except (_Stop, Forbidden, NotFound, QueryParameterError) as exc:
+            message = getattr(exc, "message", None) or str(exc)
+            await self._blocking.run(self._stop, key, f"The subscription cannot run: {message}")
+            return None
+        return _Target(
+            key,
+            str(record.get("query_name")),
+            query,
+            scope,
+            str(record["dest"]),
+            record.get("signature_token"),
+            bool(record.get("report_if_empty")),
+        )
+
+    async def _push(self, target: _Target, cursor: int, rows: list[PageRow]) -> bool:
+        """POST one document; True when the partner took it and the cursor moved."""
+        refused = await self._guard.refusal(target.dest)
+        if refused is not None:
+            await self._blocking.run(self._stop, target.key, f"'dest' {refused}")
+            return False
+        body = query_document(
+            [r.document for r in rows],
+            namespaces_of(rows),
+            self._now_record(),
+            target.name,
+            target.key,
+        )
+        headers = {"Content-Type": "application/json", "GS1-EPCIS-Version": "2.0.0"}
+        if target.token:
+            headers["GS1-Signature"] = signature(target.token, body)
+        result = await self._http.post(target.dest, body, headers, 30.0)
+        if result.accepted:
+            self._failures.pop(target.key, None)
+            self._retry_at.pop(target.key, None)
+            last = rows[-1].position if rows else cursor
+            await self._blocking.run(self._advance, target.key, cursor, last)
+            return True
+        if result.refused:
+            await self._blocking.run(
+                self._stop, target.key, f"'dest' refused a delivery with {result.status}"
+            )
+            return False
+        failures = self._failures.get(target.key, 0) + 1
+        self._failures[target.key] = failures
+        delay = backoff_delay(
+            failures, self.settings.retry_base, self.settings.retry_max, self._jitter()
+        )
+        self._retry_at[target.key] = time.monotonic() + delay
+        error = result.error or f"'dest' answered {result.status}"
+        await self._blocking.run(
+            self._change, target.key, {"status": "retrying", "last_error": error}
+        )
+        return False
+
+    def _rows_after(self, key: str, target: _Target) -> tuple[int, list[PageRow], int]:
+        """The subscription's cursor, the next events after it, and the log position
+        they were read up to."""
+        record = self._record(key)
+        cursor = int((record or {}).get("last_position") or 0)
+        snapshot = self._reader.snapshot()
+        return cursor, self._page(target.query, cursor, target.scope, snapshot), snapshot
+
+    def _page(
+        self, query: EventQuery, cursor: int, scope: EventScope, snapshot: int | None = None
+    ) -> list[PageRow]:
+        return self._reader.page(
+            query,
+            limit=self.settings.batch_size,
+            snapshot=self._reader.snapshot() if snapshot is None else snapshot,
+            after=(0, cursor),
+            scope=scope,
+        )
+
+    def _advance(self, key: str, cursor: int, last: int) -> None:
+        changes: dict[str, Any] = {
+            "last_notified_at": format_datetime(self._clock()),
+            "status": "active",
+            "last_error": None,
+        }
+        record = self._load(key)
+        # Moved meanwhile (deleted and made again): theirs stands.
+        if record is not None and int(record.values.get("last_position") or 0) == cursor:
+            changes["last_position"] = last
+        self._change(key, changes)
+
+    def _stop(self, key: str, error: str) -> None:
+        log.warning("subscription %s stopped: %s", key, error)
+        self._change(key, {"active": False, "status": "error", "last_error": error})
+
+    def _change(self, key: str, changes: dict[str, Any]) -> None:
+        change_record(self._store, SUBSCRIPTIONS, key, changes, format_datetime(self._clock()))
+
+    def _delete(self, key: str, actor: str | None) -> None:
+        for _ in range(10):
+            record = self._load(key)
+            if record is None:
+                return
+            record.delete(actor, format_datetime(self._clock()))
+            try:
+                self._store.save(record)
+            except DuplicateAggregate:
+                # A delivery moved it meanwhile.
+                continue
+            self._checked.pop(key, None)
+            self._fires.pop(key, None)
+            return
+
+    def _load(self, key: str) -> Record | None:
+        return live_record(self._store, SUBSCRIPTIONS, key)
+
+    def _record(self, key: str) -> dict[str, Any] | None:
+        record = self._load(key)
+        return dict(record.values) if record is not None else None
+
+    def _rows(self, name: str | None) -> list[dict[str, Any]]:
+        """The subscriptions (of one query) as their table holds them: looked at every
+        second, so read from the table, not rebuilt from their events."""
+        return self._subscriptions.all(name)
+
+    def _now_record(self) -> str:
+        return format_record_time(self._clock())
+
+
+class _Stop(Exception):
+    """The subscription cannot run as it is."""
+
+
+def _trigger(schedule: dict[str, str]) -> CronTrigger:
+    """The cron trigger of a schedule; SubscriptionControlsError when a field is not valid."""
+    fields = {
+        "second": schedule.get("second", "0"),
+        "minute": schedule.get("minute", "*"),
+        "hour": schedule.get("hour", "*"),
+        "day": schedule.get("dayOfMonth", "*"),
+        "month": schedule.get("month", "*"),
+        "day_of_week": schedule.get("dayOfWeek", "*"),
+    }
+    try:
+        return CronTrigger(timezone=UTC, **fields)
+    except ValueError as exc:
+        raise SubscriptionControlsError(f"'schedule' is not valid: {exc}") from exc
+
+
+def _next_fire(schedule: Any, now: datetime) -> datetime:
+    fire = _trigger(schedule or {}).get_next_fire_time(None, now)
+    return fire if fire is not None else datetime.max.replace(tzinfo=UTC)
+
+
+def _visible(caller: Accountability, record: dict[str, Any]) -> bool:
+    if caller.admin:
+        return caller.accounts is None or record.get("account") in caller.accounts
+    return record.get("user_created") == caller.user
+
+
+def _body(record: dict[str, Any]) -> dict[str, Any]:
+    """A subscription as the EPCIS API shows it (never its token)."""
+    body: dict[str, Any] = {
+        "subscriptionID": record["id"],
+        "queryName": record.get("query_name"),
+        "dest": record.get("dest"),
+        "reportIfEmpty": bool(record.get("report_if_empty")),
+        "createdAt": record.get("date_created"),
+        "lastNotifiedAt": record.get("last_notified_at"),
+        "minRecordTime": record.get("min_record_time"),
+        "active": bool(record.get("active")),
+        "status": record.get("status"),
+        "lastError": record.get("last_error"),
+    }
+    if record.get("stream"):
+        body["stream"] = True
+    else:
+        body["schedule"] = record.get("schedule")
+    if record.get("initial_record_time"):
+        body["initialRecordTime"] = record["initial_record_time"]
+    return body

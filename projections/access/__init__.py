@@ -1,0 +1,1 @@
+"""Read-model lookups of access control."""

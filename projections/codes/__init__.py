@@ -1,0 +1,1 @@
+"""The tables of generated codes and scans, and the lookups behind code generation."""

@@ -1,0 +1,1 @@
+"""The platform collections' tables, their history, and Directus-style queries over them."""

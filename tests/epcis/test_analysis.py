@@ -1,0 +1,146 @@
+"""Large captures are analysed in worker processes, with the same results as in the service."""
+
+import os
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from application.epcis.analysis import PARALLEL_FROM, EventAnalyser, analyse_events
+from domain.epcis.event_hash import event_hash
+from domain.epcis.index_terms import event_terms
+from tests.epcis.documents import aggregation_event, object_event
+
+NAMESPACES = {"example": "https://example.com/ns/"}
+
+
+def _events(count: int) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    for i in range(count):
+        if i % 3 == 0:
+            events.append(
+                aggregation_event(
+                    f"urn:epc:id:sscc:4012345.{i:010d}",
+                    [f"urn:epc:id:sgtin:4012345.011111.{i}.{n}" for n in range(3)],
+                )
+            )
+        elif i % 3 == 1:
+            events.append(object_event(eventID=f"urn:uuid:{i:08d}-0000-4000-8000-000000000000"))
+        else:
+            events.append(object_event(**{"example:temperature": i}))
+    return events
+
+
+@pytest.fixture
+def analyser() -> Iterator[EventAnalyser]:
+    service = EventAnalyser(workers=2)
+    yield service
+    service.close()
+
+
+def test_workers_name_and_index_events_as_the_service_process_does(
+    analyser: EventAnalyser,
+) -> None:
+    events = _events(PARALLEL_FROM * 3)
+
+    assert analyser.analyse(events, NAMESPACES, ()) == analyse_events(events, NAMESPACES, ())
+
+
+def test_an_event_keeps_its_own_event_id_and_others_get_their_hash(
+    analyser: EventAnalyser,
+) -> None:
+    events = _events(PARALLEL_FROM)
+
+    names = [analysis.name for analysis in analyser.analyse(events, NAMESPACES, ())]
+
+    assert names == [e.get("eventID") or event_hash(e, NAMESPACES) for e in events]
+
+
+def test_index_terms_come_back_from_the_workers_whole(analyser: EventAnalyser) -> None:
+    events = _events(PARALLEL_FROM)
+
+    terms = [analysis.terms for analysis in analyser.analyse(events, NAMESPACES, ())]
+
+    assert terms == [event_terms(e, NAMESPACES) for e in events]
+    assert any(t is not None and t.fields for t in terms)
+
+
+def test_an_event_without_index_terms_is_named_and_has_none(analyser: EventAnalyser) -> None:
+    events = _events(PARALLEL_FROM)
+    events[5]["eventTime"] = "not a time"
+
+    analysis = analyser.analyse(events, NAMESPACES, ())[5]
+
+    assert analysis.name == event_hash(events[5], NAMESPACES)
+    assert analysis.terms is None
+
+
+def test_an_event_whose_terms_fail_says_why() -> None:
+    event = object_event(
+        quantityList=[{"epcClass": "urn:epc:class:lgtin:4012345.011111.1", "quantity": 10**400}]
+    )
+
+    analysis = analyse_events([event], {}, ())[0]
+
+    assert analysis.terms is None
+    assert analysis.problem is not None
+    assert "float" in analysis.problem
+
+
+def test_ignored_fields_are_left_out_of_the_hash_in_the_workers(
+    analyser: EventAnalyser,
+) -> None:
+    events = _events(PARALLEL_FROM)
+    ignored = ("example:temperature",)
+
+    names = [analysis.name for analysis in analyser.analyse(events, NAMESPACES, ignored)]
+
+    assert names[2] == event_hash(events[2], NAMESPACES, ignore_fields=ignored)
+    assert names[2] != event_hash(events[2], NAMESPACES)
+
+
+def test_a_killed_worker_costs_no_capture_its_analysis(analyser: EventAnalyser) -> None:
+    events = _events(PARALLEL_FROM * 2)
+    expected = analyse_events(events, NAMESPACES, ())
+    analyser.start()
+    analyser.analyse(events, NAMESPACES, ())
+    for pid in analyser.worker_pids():
+        os.kill(pid, signal.SIGKILL)
+
+    assert analyser.analyse(events, NAMESPACES, ()) == expected
+    # The broken pool is replaced by a fresh one for the next large capture.
+    assert analyser.analyse(events, NAMESPACES, ()) == expected
+    assert analyser.worker_pids()
+
+
+def test_a_closed_analyser_stops_its_workers_and_still_answers() -> None:
+    analyser = EventAnalyser(workers=2)
+    events = _events(PARALLEL_FROM)
+    analyser.analyse(events, NAMESPACES, ())
+    pids = analyser.worker_pids()
+    assert pids
+
+    analyser.close()
+
+    assert not any(_alive(pid) for pid in pids)
+    assert analyser.analyse(events, NAMESPACES, ()) == analyse_events(events, NAMESPACES, ())
+    assert analyser.worker_pids() == []
+
+
+def test_no_workers_means_everything_runs_in_the_service_process() -> None:
+    analyser = EventAnalyser(workers=0)
+    events = _events(PARALLEL_FROM * 2)
+    analyser.start()
+
+    assert analyser.analyse(events, NAMESPACES, ()) == analyse_events(events, NAMESPACES, ())
+    assert analyser.worker_pids() == []
+    analyser.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

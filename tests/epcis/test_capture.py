@@ -1,0 +1,331 @@
+"""`POST /v2/epcis/capture`, `GET /v2/epcis/capture/{id}` and `POST /v2/epcis/validate`."""
+
+from typing import Any
+
+import orjson
+from aiohttp.test_utils import TestClient
+
+from application.runtime import Tracepoint
+from domain.epcis.event_hash import event_hash
+from tests.conftest import AUTH
+from tests.epcis.documents import document, object_event
+
+Client = TestClient[Any, Any]
+
+
+async def capture(client: Client, body: Any, **headers: str) -> Any:
+    data = body if isinstance(body, bytes) else orjson.dumps(body)
+    return await client.post(
+        "/v2/epcis/capture",
+        data=data,
+        headers={**AUTH, "Content-Type": "application/json", **headers},
+    )
+
+
+async def events(client: Client, **params: str) -> list[dict[str, Any]]:
+    response = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+    assert response.status == 200, await response.text()
+    body = await response.json()
+    result: list[dict[str, Any]] = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+    return result
+
+
+async def test_capture_answers_201_with_a_capture_response_and_location(client: Client) -> None:
+    response = await capture(client, document(object_event()))
+    assert response.status == 201
+    body = await response.json()
+    assert body["type"] == "EPCISCaptureResponse"
+    assert response.headers["Location"] == f"/v2/epcis/capture/{body['captureID']}"
+    assert "1 new event" in body["message"]
+
+
+async def test_capture_advertises_its_limits(client: Client) -> None:
+    response = await capture(client, document(object_event()))
+    assert response.headers["GS1-EPCIS-Capture-Limit"] == "10000"
+    assert int(response.headers["GS1-EPCIS-Capture-File-Size-Limit"]) > 0
+
+
+async def test_captured_events_are_queryable_when_capture_returns(client: Client) -> None:
+    event = object_event()
+    await capture(client, document(event))
+    stored = await events(client)
+    assert len(stored) == 1
+    returned = dict(stored[0])
+    assert returned.pop("eventID").startswith("ni:///sha-256;")
+    assert returned.pop("recordTime").endswith("Z")
+    assert returned == event
+
+
+async def test_an_event_keeps_the_event_id_it_was_captured_with(client: Client) -> None:
+    await capture(
+        client, document(object_event(eventID="urn:uuid:5c4bbd1a-1111-4cf4-8f13-0c0a7a1f6a11"))
+    )
+    (stored,) = await events(client)
+    assert stored["eventID"] == "urn:uuid:5c4bbd1a-1111-4cf4-8f13-0c0a7a1f6a11"
+
+
+async def test_capture_job_reports_counts_and_success(client: Client) -> None:
+    response = await capture(client, document(object_event(), object_event()))
+    job = await client.get(response.headers["Location"], headers=AUTH)
+    assert job.status == 200
+    body = await job.json()
+    assert body["running"] is False
+    assert body["success"] is True
+    assert body["eventsCaptured"] == 2
+    assert body["eventsAlreadyPresent"] == 0
+    assert body["errors"] == []
+    assert body["captureErrorBehaviour"] == "rollback"
+
+
+async def test_unknown_capture_job_is_404(client: Client) -> None:
+    response = await client.get("/v2/epcis/capture/no-such-job", headers=AUTH)
+    assert response.status == 404
+    assert (await response.json())["type"] == "epcisException:NoSuchResourceException"
+
+
+async def test_capturing_the_same_document_twice_stores_each_event_once(client: Client) -> None:
+    doc = document(object_event(), object_event())
+    await capture(client, doc)
+    second = await capture(client, doc)
+    assert second.status == 201
+    assert "0 new event(s); 2 already present" in (await second.json())["message"]
+    assert len(await events(client)) == 2
+    job = await (await client.get(second.headers["Location"], headers=AUTH)).json()
+    assert (job["eventsCaptured"], job["eventsAlreadyPresent"]) == (0, 2)
+
+
+async def test_the_same_event_twice_in_one_document_is_stored_once(client: Client) -> None:
+    event = object_event()
+    response = await capture(client, document(event, dict(event)))
+    assert "1 new event(s); 1 already present" in (await response.json())["message"]
+    assert len(await events(client)) == 1
+
+
+async def test_an_invalid_document_gets_400_text_plain_with_each_violation(
+    client: Client,
+) -> None:
+    bad = document(object_event(), object_event(action="SHIPPING", eventTime="yesterday"))
+    response = await capture(client, bad)
+    assert response.status == 400
+    assert response.content_type == "text/plain"
+    text = await response.text()
+    lines = text.splitlines()
+    assert lines[0] == "EPCIS Document is invalid;"
+    assert any(line.startswith("epcisBody.eventList.1.action:") for line in lines[1:])
+    assert any(line.startswith("epcisBody.eventList.1.eventTime:") for line in lines[1:])
+
+
+async def test_an_invalid_document_stores_nothing(client: Client) -> None:
+    await capture(client, document(object_event(), object_event(action="SHIPPING")))
+    assert await events(client) == []
+
+
+async def test_proceed_stores_the_valid_events_and_reports_the_invalid_ones(
+    client: Client,
+) -> None:
+    bad = object_event(action="SHIPPING")
+    response = await capture(
+        client,
+        document(object_event(), bad, object_event()),
+        **{"GS1-Capture-Error-Behaviour": "proceed"},
+    )
+    assert response.status == 201
+    assert len(await events(client)) == 2
+    job = await (await client.get(response.headers["Location"], headers=AUTH)).json()
+    assert job["success"] is False
+    assert job["eventsRejected"] == 1
+    assert job["errors"][0]["location"].startswith("epcisBody.eventList.1")
+
+
+async def test_proceed_reports_invalid_events_of_a_large_capture_at_their_own_index(
+    client: Client,
+) -> None:
+    sent = [object_event() for _ in range(100)]
+    sent[10] = object_event(action="SHIPPING")
+    sent[70] = object_event(action="SHIPPING")
+    response = await capture(client, document(*sent), **{"GS1-Capture-Error-Behaviour": "proceed"})
+    assert response.status == 201
+    job = await (await client.get(response.headers["Location"], headers=AUTH)).json()
+    assert [e["location"].split(".")[2] for e in job["errors"]] == ["10", "70"]
+    stored = await events(client, perPage="1000")
+    assert sorted(e["eventID"] for e in stored) == sorted(
+        event_hash(e, {}) for i, e in enumerate(sent) if i not in (10, 70)
+    )
+
+
+async def test_an_unknown_error_behaviour_is_400(client: Client) -> None:
+    response = await capture(
+        client, document(object_event()), **{"GS1-Capture-Error-Behaviour": "sometimes"}
+    )
+    assert response.status == 400
+    assert await events(client) == []
+
+
+async def test_malformed_json_is_400_naming_the_problem(client: Client) -> None:
+    response = await capture(client, b'{"type": "EPCISDocument", ')
+    assert response.status == 400
+    assert "(root): The body is not valid JSON" in await response.text()
+
+
+async def test_an_empty_body_is_400(client: Client) -> None:
+    response = await capture(client, b"")
+    assert response.status == 400
+
+
+async def test_an_empty_event_list_is_400(client: Client) -> None:
+    response = await capture(client, document())
+    assert response.status == 400
+    assert "eventList" in await response.text()
+
+
+async def test_a_body_that_is_not_an_object_is_400(client: Client) -> None:
+    response = await capture(client, [1, 2, 3])
+    assert response.status == 400
+
+
+async def test_a_wrong_content_type_is_415(client: Client) -> None:
+    response = await client.post(
+        "/v2/epcis/capture",
+        data=b"<epcis/>",
+        headers={**AUTH, "Content-Type": "application/xml"},
+    )
+    assert response.status == 415
+    assert (await response.json())["type"] == "epcisException:UnsupportedMediaTypeException"
+
+
+async def test_json_ld_content_type_is_accepted(client: Client) -> None:
+    response = await capture(
+        client, document(object_event()), **{"Content-Type": "application/ld+json"}
+    )
+    assert response.status == 201
+
+
+async def test_more_events_than_the_limit_is_413_naming_the_limit(
+    client: Client, tracepoint: Tracepoint
+) -> None:
+    tracepoint.capture.max_events = 2
+    response = await capture(client, document(object_event(), object_event(), object_event()))
+    assert response.status == 413
+    body = await response.json()
+    assert body["type"] == "epcisException:CaptureLimitExceededException"
+    assert "at most 2 events" in body["detail"]
+    assert await events(client) == []
+
+
+async def test_a_body_larger_than_the_byte_limit_is_413_naming_the_limit(
+    client: Client, tracepoint: Tracepoint
+) -> None:
+    limit = tracepoint.settings.capture_max_bytes
+    response = await capture(client, b" " * (limit + 1))
+    assert response.status == 413
+    assert str(limit) in (await response.json())["detail"]
+
+
+async def test_a_streamed_body_over_the_byte_limit_is_413(
+    client: Client, tracepoint: Tracepoint
+) -> None:
+    tracepoint.settings.capture_max_bytes = 1000
+
+    async def stream() -> Any:
+        for _ in range(10):
+            yield b" " * 500
+
+    response = await client.post(
+        "/v2/epcis/capture",
+        data=stream(),
+        headers={**AUTH, "Content-Type": "application/json"},
+    )
+    assert response.status == 413
+
+
+async def test_an_event_time_that_cannot_be_placed_on_the_time_line_is_rejected(
+    client: Client,
+) -> None:
+    response = await capture(client, document(object_event(eventTime="2024-12-31T23:59:60Z")))
+    assert response.status == 400
+    assert "epcisBody.eventList.0.eventTime" in await response.text()
+    assert await events(client) == []
+
+
+async def test_text_with_a_nul_character_is_rejected_where_it_stands(client: Client) -> None:
+    response = await capture(client, document(object_event(), object_event(bizStep="a\x00b")))
+    assert response.status == 400
+    assert "epcisBody.eventList.1.bizStep: Text must not contain the NUL" in await response.text()
+    assert await events(client) == []
+
+
+async def test_an_event_id_too_long_to_index_is_rejected(client: Client) -> None:
+    response = await capture(client, document(object_event(eventID="urn:x:" + "a" * 600)))
+    assert response.status == 400
+    assert "epcisBody.eventList.0.eventID" in await response.text()
+
+
+async def test_a_very_long_extension_value_is_stored_and_read_back(client: Client) -> None:
+    context = [
+        "https://ref.gs1.org/standards/epcis/2.0.0/epcis-context.jsonld",
+        {"ex": "https://example.com/epcis/"},
+    ]
+    event = object_event(**{"ex:note": "n" * 9000, "bizStep": "urn:example:" + "s" * 3000})
+    response = await capture(client, document(event, context=context))
+    assert response.status == 201, await response.text()
+    (stored,) = await events(client)
+    assert stored["ex:note"] == "n" * 9000
+    assert len(await events(client, EQ_bizStep="receiving")) == 0
+
+
+async def test_an_undecodable_token_is_401(client: Client) -> None:
+    response = await client.post(
+        "/v2/epcis/capture",
+        data=orjson.dumps(document(object_event())),
+        headers={"Content-Type": "application/json", "Authorization": "Bearer ab\udcffcd"},
+    )
+    assert response.status in (400, 401)
+
+
+async def test_capture_without_a_token_is_401(client: Client) -> None:
+    response = await client.post(
+        "/v2/epcis/capture",
+        data=orjson.dumps(document(object_event())),
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status == 401
+    assert (await response.json())["type"] == "epcisException:SecurityException"
+
+
+async def test_capture_with_a_wrong_token_is_401(client: Client) -> None:
+    response = await client.post(
+        "/v2/epcis/capture",
+        data=orjson.dumps(document(object_event())),
+        headers={"Content-Type": "application/json", "Authorization": "Bearer nope"},
+    )
+    assert response.status == 401
+
+
+async def test_validate_answers_valid_and_stores_nothing(client: Client) -> None:
+    response = await client.post(
+        "/v2/epcis/validate",
+        data=orjson.dumps(document(object_event())),
+        headers={**AUTH, "Content-Type": "application/json"},
+    )
+    assert response.status == 200
+    body = await response.json()
+    assert body["type"] == "EPCISValidationResponse"
+    assert body["status"] == "valid"
+    assert await events(client) == []
+
+
+async def test_validate_rejects_an_invalid_document_like_capture(client: Client) -> None:
+    response = await client.post(
+        "/v2/epcis/validate",
+        data=orjson.dumps(document(object_event(action="NOPE"))),
+        headers={**AUTH, "Content-Type": "application/json"},
+    )
+    assert response.status == 400
+    assert (await response.text()).startswith("EPCIS Document is invalid;\n")
+
+
+async def test_capture_options_advertise_limits_and_error_behaviours(client: Client) -> None:
+    response = await client.options("/v2/epcis/capture", headers=AUTH)
+    assert response.status == 204
+    assert response.headers["GS1-Capture-Error-Behaviour"] == "rollback, proceed"
+    assert "GS1-EPCIS-Capture-Limit" in response.headers

@@ -1,0 +1,314 @@
+"""Multi-tenant installations (spec §1 rule 3): users belong to accounts and nobody reads
+or writes another account's items; administrators see every account."""
+
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import FormData
+
+from application.runtime import Tracepoint
+from domain.masterdata.catalogue import ITEM_COLLECTIONS
+from infrastructure.settings import Settings
+from tests.access.helpers import Client, MadeUser, call, ok, user_with
+from tests.conftest import AUTH, make_settings
+from tests.epcis.documents import document, object_event
+
+#: The least each item collection needs to create an item.
+MINIMAL: dict[str, dict[str, Any]] = {
+    "identifier_job": {"type": "short_code", "quantity": 10},
+    "code_reservation": {"quantity": 10},
+    "epcis_queries": {"query": {"EQ_bizStep": ["shipping"]}},
+    "epcis_connection": {"name": "partner", "url": "https://partner.example/capture"},
+}
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    """A multi-tenant installation."""
+    return make_settings(database_url, multi_tenant=True, uploads_dir=str(tmp_path / "uploads"))
+
+
+@dataclass(frozen=True)
+class Tenants:
+    a: MadeUser
+    b: MadeUser
+    account_a: str
+    account_b: str
+
+
+def everything() -> list[dict[str, Any]]:
+    names = [c.name for c in ITEM_COLLECTIONS] + [
+        "shipment_notice_line_item",
+        "product_translations",
+        "users",
+        "files",
+    ]
+    return [
+        {"collection": name, "action": action, "fields": ["*"]}
+        for name in names
+        for action in ("create", "read", "update", "delete")
+    ] + [{"collection": "epcis_event", "action": action} for action in ("create", "read")]
+
+
+async def tenant_user(client: Client, account: str) -> MadeUser:
+    user = await user_with(client, *everything())
+    await ok(client, "PATCH", f"/users/{user.id}", {"account": account})
+    return user
+
+
+@pytest.fixture
+async def tenants(client: Client) -> Tenants:
+    account_a = (await ok(client, "POST", "/items/account", {"name": "A"}))["id"]
+    account_b = (await ok(client, "POST", "/items/account", {"name": "B"}))["id"]
+    return Tenants(
+        await tenant_user(client, account_a),
+        await tenant_user(client, account_b),
+        account_a,
+        account_b,
+    )
+
+
+def new_item(collection: str, n: int = 0) -> dict[str, Any]:
+    item = dict(MINIMAL.get(collection, {}))
+    if collection == "epcis_queries":
+        item["name"] = f"q{n}"
+    return item
+
+
+@pytest.mark.parametrize("collection", [c.name for c in ITEM_COLLECTIONS if not c.bulk])
+async def test_an_accounts_items_are_invisible_to_another_account(
+    client: Client, tenants: Tenants, collection: str
+) -> None:
+    item = new_item(collection)
+    if collection == "epcis_outbound_flow":
+        # A flow needs a connection and a named query, of its own account.
+        for needed in ("epcis_connection", "epcis_queries"):
+            made = await ok(
+                client, "POST", f"/items/{needed}", new_item(needed, 9), token=tenants.a.token
+            )
+            item["connection" if needed == "epcis_connection" else "epcis_query"] = made.get(
+                "name" if needed == "epcis_queries" else "id"
+            )
+    made = await ok(client, "POST", f"/items/{collection}", item, token=tenants.a.token)
+    key = made["name" if collection == "epcis_queries" else "id"]
+    assert made["account"] == tenants.account_a
+    assert await ok(client, "GET", f"/items/{collection}", token=tenants.b.token) == []
+    path = f"/items/{collection}/{key}"
+    for method, body in (("GET", None), ("PATCH", {}), ("DELETE", None)):
+        status, _ = await call(client, method, path, body, token=tenants.b.token)
+        assert status == 403, (method, status)
+    assert len(await ok(client, "GET", f"/items/{collection}", token=tenants.a.token)) == 1
+
+
+async def test_codes_belong_to_the_account_of_their_job_and_stay_in_it(
+    tracepoint: Tracepoint, client: Client, tenants: Tenants
+) -> None:
+    job = await ok(
+        client, "POST", "/items/identifier_job", new_item("identifier_job"), token=tenants.a.token
+    )
+    await tracepoint.work_on_codes()
+    codes = await ok(client, "GET", "/items/unique_code", token=tenants.a.token)
+    assert len(codes) == 10
+    assert {c["account"] for c in codes} == {tenants.account_a}
+    assert {c["identifier_job"] for c in codes} == {job["id"]}
+    assert await ok(client, "GET", "/items/unique_code", token=tenants.b.token) == []
+    status, _ = await call(
+        client,
+        "PATCH",
+        f"/items/unique_code/{codes[0]['id']}",
+        {"status": "assigned"},
+        token=tenants.b.token,
+    )
+    assert status == 403
+
+
+async def test_a_scan_of_a_code_belongs_to_the_codes_account(
+    tracepoint: Tracepoint, client: Client, tenants: Tenants
+) -> None:
+    await ok(
+        client, "POST", "/items/identifier_job", new_item("identifier_job"), token=tenants.a.token
+    )
+    await tracepoint.work_on_codes()
+    [code, *_] = await ok(client, "GET", "/items/unique_code", token=tenants.a.token)
+    response = await client.get("/" + code["code"], allow_redirects=False)
+    assert response.status == 200
+    [scan] = await ok(client, "GET", "/items/code_scan")
+    assert scan["account"] == tenants.account_a
+
+
+async def test_administrators_see_every_account(client: Client, tenants: Tenants) -> None:
+    await ok(client, "POST", "/items/product", {"product_name": "A's"}, token=tenants.a.token)
+    await ok(client, "POST", "/items/product", {"product_name": "B's"}, token=tenants.b.token)
+    names = {p["product_name"] for p in await ok(client, "GET", "/items/product")}
+    assert names == {"A's", "B's"}
+
+
+async def test_a_user_cannot_choose_the_account_of_an_item(
+    client: Client, tenants: Tenants
+) -> None:
+    status, _ = await call(
+        client,
+        "POST",
+        "/items/product",
+        {"product_name": "x", "account": tenants.account_b},
+        token=tenants.a.token,
+    )
+    assert status == 403
+
+
+async def test_an_administrator_may_place_an_item_in_an_account(
+    client: Client, tenants: Tenants
+) -> None:
+    await ok(client, "POST", "/items/product", {"product_name": "x", "account": tenants.account_b})
+    assert len(await ok(client, "GET", "/items/product", token=tenants.b.token)) == 1
+
+
+async def test_a_relation_cannot_reach_into_another_account(
+    client: Client, tenants: Tenants
+) -> None:
+    theirs = await ok(
+        client, "POST", "/items/organisation", {"organisation_name": "B"}, token=tenants.b.token
+    )
+    status, _ = await call(
+        client,
+        "POST",
+        "/items/product",
+        {"product_manufacturer": theirs["id"]},
+        token=tenants.a.token,
+    )
+    assert status == 400
+
+
+async def test_nested_rows_belong_to_their_items_account(client: Client, tenants: Tenants) -> None:
+    notice = await ok(
+        client,
+        "POST",
+        "/items/shipment_notice",
+        {"line_items": [{"package_id": "P1"}]},
+        token=tenants.a.token,
+        params={"fields": "line_items.account"},
+    )
+    assert notice["line_items"] == [{"account": tenants.account_a}]
+    assert await ok(client, "GET", "/items/shipment_notice_line_item", token=tenants.b.token) == []
+
+
+async def test_users_see_only_their_accounts_users(client: Client, tenants: Tenants) -> None:
+    listed = await ok(client, "GET", "/users", token=tenants.a.token, params={"fields": "id"})
+    assert [u["id"] for u in listed] == [tenants.a.id]
+
+
+async def test_a_user_without_an_account_sees_no_tenant_items(
+    client: Client, tenants: Tenants
+) -> None:
+    await ok(client, "POST", "/items/product", {"product_name": "A's"}, token=tenants.a.token)
+    loner = await user_with(client, *everything())
+    assert await ok(client, "GET", "/items/product", token=loner.token) == []
+
+
+async def test_search_and_counts_stay_within_the_account(client: Client, tenants: Tenants) -> None:
+    await ok(client, "POST", "/items/product", {"product_name": "Oats"}, token=tenants.a.token)
+    status, body = await call(
+        client,
+        "GET",
+        "/items/product",
+        token=tenants.b.token,
+        params={"search": "Oats", "meta": "total_count,filter_count"},
+    )
+    assert status == 200
+    assert body["data"] == []
+    assert body["meta"] == {"total_count": 0, "filter_count": 0}
+
+
+async def test_single_tenant_installations_have_no_accounts(
+    database_url: str, aiohttp_client: Any
+) -> None:
+    from api.app import create_app
+    from application.runtime import Tracepoint
+
+    service = Tracepoint(make_settings(database_url))
+    await service.start()
+    try:
+        single = await aiohttp_client(create_app(service, manage_lifecycle=False))
+        status, _ = await call(single, "GET", "/items/account")
+        assert status == 403
+        product = await ok(single, "POST", "/items/product", {"product_name": "x"})
+        assert "account" not in product
+    finally:
+        await service.stop()
+
+
+async def captured_ids(client: Client, token: str | None) -> list[str]:
+    headers = AUTH if token is None else {"Authorization": f"Bearer {token}"}
+    response = await client.get("/v2/epcis/events", headers=headers)
+    assert response.status == 200, await response.text()
+    body = await response.json()
+    return [e["eventID"] for e in body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]]
+
+
+async def capture_as(client: Client, user: MadeUser) -> str:
+    event = object_event(eventID=f"urn:uuid:{uuid.uuid4()}")
+    response = await client.post(
+        "/v2/epcis/capture",
+        json=document(event),
+        headers={"Authorization": f"Bearer {user.token}"},
+    )
+    assert response.status == 201, await response.text()
+    return str(response.headers["Location"])
+
+
+async def test_events_are_seen_only_by_the_capturing_account(
+    client: Client, tenants: Tenants
+) -> None:
+    await capture_as(client, tenants.a)
+    mine = await captured_ids(client, tenants.a.token)
+    assert len(mine) == 1
+    assert await captured_ids(client, tenants.b.token) == []
+    assert await captured_ids(client, None) == mine
+
+
+async def test_a_capture_job_is_seen_only_by_its_account(client: Client, tenants: Tenants) -> None:
+    location = await capture_as(client, tenants.a)
+    theirs = await client.get(location, headers={"Authorization": f"Bearer {tenants.b.token}"})
+    assert theirs.status == 404
+    own = await client.get(location, headers={"Authorization": f"Bearer {tenants.a.token}"})
+    assert own.status == 200
+    listed = await client.get(
+        "/v2/epcis/capture", headers={"Authorization": f"Bearer {tenants.b.token}"}
+    )
+    assert await listed.json() == []
+
+
+async def test_a_named_query_is_seen_only_by_its_account(client: Client, tenants: Tenants) -> None:
+    defined = await client.post(
+        "/v2/epcis/queries",
+        json={"name": "mine", "query": {"EQ_bizStep": ["shipping"]}},
+        headers={"Authorization": f"Bearer {tenants.a.token}"},
+    )
+    assert defined.status == 201
+    b = {"Authorization": f"Bearer {tenants.b.token}"}
+    assert (await client.get("/v2/epcis/queries/mine", headers=b)).status == 404
+    assert (await client.get("/v2/epcis/queries/mine/events", headers=b)).status == 404
+    assert await (await client.get("/v2/epcis/queries", headers=b)).json() == []
+    a = {"Authorization": f"Bearer {tenants.a.token}"}
+    assert (await client.get("/v2/epcis/queries/mine/events", headers=a)).status == 200
+
+
+async def test_files_are_seen_only_by_their_account(
+    client: Client, tenants: Tenants, tmp_path: Path
+) -> None:
+    data = FormData()
+    data.add_field("file", b"%PDF-1.4 tenant", filename="a.pdf", content_type="application/pdf")
+    response = await client.post(
+        "/files", data=data, headers={"Authorization": f"Bearer {tenants.a.token}"}
+    )
+    assert response.status == 200, await response.text()
+    made = (await response.json())["data"]
+    assert made["account"] == tenants.account_a
+    assert await ok(client, "GET", "/files", token=tenants.b.token) == []
+    b = {"Authorization": f"Bearer {tenants.b.token}"}
+    assert (await client.get(f"/assets/{made['id']}", headers=b)).status == 403
+    a = {"Authorization": f"Bearer {tenants.a.token}"}
+    assert (await client.get(f"/assets/{made['id']}", headers=a)).status == 200
