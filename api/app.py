@@ -4,12 +4,14 @@ from aiohttp import web
 
 from api import server
 from api.access import auth, me, system_collections, user_flows
+from api.access.authentication import platform_authentication
 from api.codes import resolver
 from api.epcis import capture, queries, subscriptions
+from api.epcis.authentication import epcis_authentication
 from api.flows import outbound, publish_lot
 from api.items import collections, files, history, v1_lists
 from api.keys import TRACEPOINT
-from api.middleware import authentication, errors
+from api.middleware import errors
 from application.runtime import Tracepoint
 
 
@@ -18,7 +20,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     # The body limit is enforced per route (capture answers 413 with the limit); this is
     # only the outer bound aiohttp applies when a handler reads a whole body at once.
     app = web.Application(
-        middlewares=[errors, authentication],
+        middlewares=[errors, epcis_authentication, platform_authentication],
         client_max_size=tracepoint.settings.capture_max_bytes + 1,
     )
     app[TRACEPOINT] = tracepoint

@@ -1,5 +1,6 @@
-"""Reading platform requests: the caller's address and token, JSON bodies, queries."""
+"""Reading requests: the caller's address, agent and token, JSON bodies, queries."""
 
+import dataclasses
 from datetime import UTC, datetime
 from typing import Any
 
@@ -7,6 +8,7 @@ import orjson
 from aiohttp import web
 
 from application.errors import InvalidPayload, InvalidQuery
+from domain.access.policies import Accountability
 from domain.collections.item_query import ItemQuery, parse_query, query_from_object
 from domain.collections.query_errors import QueryError
 
@@ -82,3 +84,9 @@ def as_of(text: str) -> datetime:
     except ValueError:
         raise InvalidQuery('"as_of" must be an ISO 8601 date-time') from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def with_agent(caller: Accountability, request: web.Request) -> Accountability:
+    """The caller with the request's User-Agent, for the activity log."""
+    agent = request.headers.get("User-Agent")
+    return dataclasses.replace(caller, user_agent=agent) if agent else caller

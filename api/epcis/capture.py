@@ -5,9 +5,11 @@ from typing import Any
 from aiohttp import web
 
 from api.epcis.documents import DocumentRejected, limit_headers, read_document
+from api.epcis.errors import ERROR_HEADERS
 from api.epcis.responses import epcis_exception, invalid_document, json_response
 from api.keys import caller, service
-from application.epcis.capture import CaptureJobRow, CaptureLimitExceeded, InvalidDocument
+from application.epcis.capture import CaptureJobRow
+from application.errors import NotFound
 from domain.epcis.capture_job import ErrorBehaviour
 
 routes = web.RouteTableDef()
@@ -34,10 +36,6 @@ def _error_behaviour(request: web.Request) -> ErrorBehaviour:
     )
 
 
-def _too_many(request: web.Request, exc: CaptureLimitExceeded) -> web.Response:
-    return epcis_exception(413, "CaptureLimitExceededException", str(exc), _limits(request))
-
-
 @routes.view("/v2/epcis/capture")
 class CaptureView(web.View):
     """Capture a document; list capture jobs; advertise the limits."""
@@ -46,18 +44,11 @@ class CaptureView(web.View):
         """Capture: 201 with the capture ID, or the spec's invalid-document answer."""
         request = self.request
         tracepoint = service(request)
-        limits = _limits(request)
-        try:
-            behaviour = _error_behaviour(request)
-            document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
-            who = caller(request)
-            outcome = await tracepoint.capture.capture(document, behaviour, who.user, who.account)
-        except DocumentRejected as exc:
-            return exc.response
-        except CaptureLimitExceeded as exc:
-            return _too_many(request, exc)
-        except InvalidDocument as exc:
-            return invalid_document(exc.violations)
+        limits = request[ERROR_HEADERS] = _limits(request)
+        behaviour = _error_behaviour(request)
+        document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
+        who = caller(request)
+        outcome = await tracepoint.capture.capture(document, behaviour, who.user, who.account)
         message = (
             f"Captured {outcome.events_stored} new event(s); "
             f"{outcome.events_already_present} already present"
@@ -111,9 +102,7 @@ async def capture_job(request: web.Request) -> web.Response:
     capture_id = request.match_info["capture_id"]
     job = await service(request).capture.job(capture_id, caller(request).accounts)
     if job is None:
-        return epcis_exception(
-            404, "NoSuchResourceException", f"No capture job with ID '{capture_id}'"
-        )
+        raise NotFound(f"No capture job with ID '{capture_id}'")
     return json_response(_job_body(job))
 
 
@@ -121,14 +110,9 @@ async def capture_job(request: web.Request) -> web.Response:
 async def validate(request: web.Request) -> web.Response:
     """Validate a document without storing anything."""
     tracepoint = service(request)
-    limits = _limits(request)
-    try:
-        document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
-        violations = await tracepoint.capture.validate_async(document)
-    except DocumentRejected as exc:
-        return exc.response
-    except CaptureLimitExceeded as exc:
-        return _too_many(request, exc)
+    limits = request[ERROR_HEADERS] = _limits(request)
+    document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
+    violations = await tracepoint.capture.validate_async(document)
     if violations:
         return invalid_document(violations)
     count = len(document["epcisBody"]["eventList"])

@@ -7,13 +7,12 @@ from urllib.parse import urlencode
 import orjson
 from aiohttp import web
 
-from api.epcis.responses import EPCIS_VERSION_HEADERS, epcis_exception, json_response
+from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
 from api.epcis.subscriptions import stream_events, wants_websocket
 from api.keys import caller, event_scope, service
 from application.epcis.event_queries import PAGING_PARAMETERS, EventPage
 from application.epcis.named_queries import NamedQueryRow
-from application.epcis.page_tokens import InvalidPageToken
-from application.errors import AlreadyExists, Forbidden, InvalidRequest, NotFound
+from application.errors import InvalidRequest
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.outbound import query_document
 
@@ -26,10 +25,6 @@ def _split(request: web.Request) -> tuple[dict[str, list[str]], dict[str, list[s
     for key, value in request.query.items():
         (paging if key in PAGING_PARAMETERS else params).setdefault(key, []).append(value)
     return params, paging
-
-
-def _query_error(exc: Exception) -> web.Response:
-    return epcis_exception(400, "QueryParameterException", str(exc))
 
 
 def _document(page: EventPage, query_name: str) -> bytes:
@@ -54,10 +49,7 @@ def _page_response(request: web.Request, page: EventPage, query_name: str) -> we
 async def events(request: web.Request) -> web.Response:
     """SimpleEventQuery over all events, paged."""
     params, paging = _split(request)
-    try:
-        page = await service(request).events.query(params, paging, event_scope(request))
-    except (QueryParameterError, InvalidPageToken) as exc:
-        return _query_error(exc)
+    page = await service(request).events.query(params, paging, event_scope(request))
     return _page_response(request, page, "SimpleEventQuery")
 
 
@@ -80,19 +72,12 @@ class NamedQueriesView(web.View):
         try:
             body = orjson.loads(await request.read())
         except orjson.JSONDecodeError as exc:
-            return epcis_exception(400, "QueryValidationException", f"Body is not JSON: {exc}")
+            raise InvalidRequest(f"Body is not JSON: {exc}") from exc
         if not isinstance(body, dict) or "name" not in body or "query" not in body:
-            return epcis_exception(
-                400, "QueryValidationException", "The body needs 'name' and 'query'"
-            )
-        try:
-            row = await service(request).named_queries.define(
-                body["name"], body["query"], caller(request)
-            )
-        except InvalidRequest as exc:
-            return epcis_exception(400, "QueryValidationException", str(exc))
-        except AlreadyExists as exc:
-            return epcis_exception(409, "ResourceAlreadyExistsException", str(exc))
+            raise InvalidRequest("The body needs 'name' and 'query'")
+        row = await service(request).named_queries.define(
+            body["name"], body["query"], caller(request)
+        )
         return json_response(
             _query_body(row), status=201, headers={"Location": f"/v2/epcis/queries/{row.name}"}
         )
@@ -109,24 +94,16 @@ class NamedQueryView(web.View):
 
     async def get(self) -> web.Response:
         """The named query's definition."""
-        try:
-            row = await service(self.request).named_queries.get(
-                self.request.match_info["name"], caller(self.request).accounts
-            )
-        except NotFound as exc:
-            return epcis_exception(404, "NoSuchNameException", str(exc))
+        row = await service(self.request).named_queries.get(
+            self.request.match_info["name"], caller(self.request).accounts
+        )
         return json_response(_query_body(row))
 
     async def delete(self) -> web.Response:
         """Delete the named query."""
-        try:
-            await service(self.request).named_queries.delete(
-                self.request.match_info["name"], caller(self.request)
-            )
-        except NotFound as exc:
-            return epcis_exception(404, "NoSuchNameException", str(exc))
-        except Forbidden as exc:
-            return epcis_exception(403, "SecurityException", exc.message)
+        await service(self.request).named_queries.delete(
+            self.request.match_info["name"], caller(self.request)
+        )
         return web.Response(status=204, headers=EPCIS_VERSION_HEADERS)
 
 
@@ -139,18 +116,11 @@ async def named_query_events(request: web.Request) -> web.StreamResponse:
     params, paging = _split(request)
     name = request.match_info["name"]
     if params:
-        return _query_error(
-            QueryParameterError(
-                f"{sorted(params)[0]}: a named query's parameters are fixed; "
-                "only perPage and nextPageToken may be given"
-            )
+        raise QueryParameterError(
+            f"{sorted(params)[0]}: a named query's parameters are fixed; "
+            "only perPage and nextPageToken may be given"
         )
-    try:
-        page = await service(request).named_queries.events(
-            name, paging, event_scope(request), caller(request).accounts
-        )
-    except NotFound as exc:
-        return epcis_exception(404, "NoSuchNameException", str(exc))
-    except (QueryParameterError, InvalidPageToken) as exc:
-        return _query_error(exc)
+    page = await service(request).named_queries.events(
+        name, paging, event_scope(request), caller(request).accounts
+    )
     return _page_response(request, page, name)

@@ -8,9 +8,9 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from api.epcis.responses import EPCIS_VERSION_HEADERS, epcis_exception, json_response
+from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
 from api.keys import caller, service
-from application.errors import Forbidden, NotFound
+from application.errors import NotFound
 from domain.epcis.subscriptions import SubscriptionControlsError, parse_subscription
 from domain.epcis.timestamps import parse_timestamp
 
@@ -25,47 +25,34 @@ async def _body(request: web.Request) -> Any:
 
 
 async def _subscribe(request: web.Request, name: str | None) -> web.Response:
-    try:
-        body = await _body(request)
-        if name is None:
-            name = body.get("queryName") if isinstance(body, dict) else None
-            if not isinstance(name, str) or not name:
-                raise SubscriptionControlsError("'queryName' names the query to subscribe to")
-        controls = parse_subscription(body, extra=frozenset({"queryName"}))
-        created = await service(request).subscriptions.subscribe(caller(request), name, controls)
-    except SubscriptionControlsError as exc:
-        return epcis_exception(400, "SubscriptionControlsException", str(exc))
-    except NotFound as exc:
-        return epcis_exception(404, "NoSuchNameException", str(exc))
-    except Forbidden as exc:
-        return epcis_exception(403, "SecurityException", exc.message)
+    body = await _body(request)
+    if name is None:
+        name = body.get("queryName") if isinstance(body, dict) else None
+        if not isinstance(name, str) or not name:
+            raise SubscriptionControlsError("'queryName' names the query to subscribe to")
+    controls = parse_subscription(body, extra=frozenset({"queryName"}))
+    created = await service(request).subscriptions.subscribe(caller(request), name, controls)
     location = f"/v2/epcis/queries/{name}/subscriptions/{created['subscriptionID']}"
     return json_response(created, status=201, headers={"Location": location})
 
 
 async def _listed(request: web.Request, name: str | None) -> web.Response:
     tracepoint = service(request)
-    try:
-        if name is not None:
-            await tracepoint.named_queries.get(name, caller(request).accounts)
-    except NotFound as exc:
-        return epcis_exception(404, "NoSuchNameException", str(exc))
+    if name is not None:
+        await tracepoint.named_queries.get(name, caller(request).accounts)
     return json_response(await tracepoint.subscriptions.listed(caller(request), name))
 
 
 async def _one(request: web.Request, delete: bool) -> web.Response:
     key = request.match_info["subscription"]
     subscriptions = service(request).subscriptions
-    try:
-        found = await subscriptions.get(caller(request), key)
-        name = request.match_info.get("name")
-        if name is not None and found["queryName"] != name:
-            raise NotFound(f"No subscription '{key}' to query '{name}'")
-        if delete:
-            await subscriptions.unsubscribe(caller(request), key)
-            return web.Response(status=204, headers=EPCIS_VERSION_HEADERS)
-    except NotFound as exc:
-        return epcis_exception(404, "NoSuchResourceException", str(exc))
+    found = await subscriptions.get(caller(request), key)
+    name = request.match_info.get("name")
+    if name is not None and found["queryName"] != name:
+        raise NotFound(f"No subscription '{key}' to query '{name}'")
+    if delete:
+        await subscriptions.unsubscribe(caller(request), key)
+        return web.Response(status=204, headers=EPCIS_VERSION_HEADERS)
     return json_response(found)
 
 
@@ -127,14 +114,12 @@ async def stream_events(request: web.Request) -> web.StreamResponse:
     one EPCISQueryDocument per message, from `initialRecordTime` when given."""
     name = request.match_info["name"]
     initial = request.query.get("initialRecordTime")
-    try:
-        if initial is not None:
+    if initial is not None:
+        try:
             parse_timestamp(initial)
-        await service(request).named_queries.get(name, caller(request).accounts)
-    except ValueError as exc:
-        return epcis_exception(400, "SubscriptionControlsException", str(exc))
-    except NotFound as exc:
-        return epcis_exception(404, "NoSuchNameException", str(exc))
+        except ValueError as exc:
+            raise SubscriptionControlsError(str(exc)) from exc
+    await service(request).named_queries.get(name, caller(request).accounts)
     feed = service(request).subscriptions.stream(caller(request), name, initial)
     socket = web.WebSocketResponse(heartbeat=30)
     await socket.prepare(request)

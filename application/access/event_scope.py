@@ -18,6 +18,23 @@ EPCIS_EVENTS = "epcis_event"
 EventScope = tuple[EventQuery, ...] | None
 
 
+class AuthenticationRequired(Forbidden):
+    """The public may not do this: a caller who sends a token might."""
+
+
+def request_scope(caller: Accountability, action: str) -> EventScope:
+    """The scope of an EPCIS request, as `event_scope`; what the public policy does not
+    allow raises AuthenticationRequired (answered 401), all else Forbidden (403)."""
+    try:
+        return event_scope(caller, action)
+    except Forbidden as exc:
+        if caller.user is None:
+            raise AuthenticationRequired(
+                "Authentication required: send Authorization: Bearer <static token>"
+            ) from exc
+        raise
+
+
 def event_scope(caller: Accountability, action: str) -> EventScope:
     """Capture needs `create`, queries and named queries `read`; Forbidden otherwise.
 

@@ -25,6 +25,10 @@ from domain.masterdata.epcis_queries import EPCIS_QUERIES
 from projections.epcis.readers import NamedQueryRow as NamedQueryRow
 from projections.epcis.readers import ReadModels
 
+class UnknownQuery(NotFound):
+    """No named query by that name (for this caller's accounts)."""
+
+
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~-]{0,199}$")
 _NAME_RULE = (
     "must be 1 to 200 letters, digits, '.', '_', '~' or '-', starting with a letter or digit"
@@ -109,10 +113,10 @@ class NamedQueryService:
         )
 
     async def get(self, name: str, accounts: tuple[str, ...] | None = None) -> NamedQueryRow:
-        """One named query (of these accounts, when given); NotFound if there is none."""
+        """One named query (of these accounts, when given); UnknownQuery if there is none."""
         row = await self._blocking.run(self._read_models.named_query, name, accounts)
         if row is None:
-            raise NotFound(f"No query named '{name}'")
+            raise UnknownQuery(f"No query named '{name}'")
         return row
 
     async def list(self, accounts: tuple[str, ...] | None = None) -> list[NamedQueryRow]:
@@ -120,7 +124,7 @@ class NamedQueryService:
         return await self._blocking.run(self._read_models.named_queries, accounts)
 
     async def delete(self, name: str, caller: Accountability) -> None:
-        """Delete a named query; NotFound if there is none, Forbidden unless the caller
+        """Delete a named query; UnknownQuery if there is none, Forbidden unless the caller
         defined it or is an administrator."""
         row = await self.get(name, caller.accounts)
         if not caller.admin and row.user_created != caller.user:
@@ -129,7 +133,7 @@ class NamedQueryService:
             await self._items.delete(_on_behalf_of(caller), EPCIS_QUERIES.name, [name])
         except Forbidden as exc:
             # Deleted by someone else meanwhile.
-            raise NotFound(f"No query named '{name}'") from exc
+            raise UnknownQuery(f"No query named '{name}'") from exc
 
     async def events(
         self,
