@@ -1,94 +1,37 @@
-"""The composition root: builds the store, read models and use cases from the settings."""
+"""The composition root: builds the shared core and each capability from the settings,
+and starts and stops them."""
 
-import logging
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
 
-from application.access.accountability import AccessService
-from application.access.admin_guard import AdminGuard
-from application.access.authentication import Authenticator, TokenLifetimes
 from application.access.bootstrap import AdminBootstrap, BootstrapCredentials
-from application.access.outbox import Outbox
-from application.access.system_collections import (
-    EXTRA_PERMISSION_COLLECTIONS,
-    NotificationsRules,
-    PermissionsRules,
-    PoliciesRules,
-    RolesRules,
-    UsersRules,
-)
-from application.access.throttle import Throttle
-from application.access.user_flows import FlowSettings, UserFlows, allow_list
+from application.access.wiring import AccessServices, admin_guard, build_access
 from application.background import Background
 from application.blocking import BlockingRunner
-from application.codes.jobs import CodeSettings, IdentifierJobs
-from application.codes.pools import CodePools, parse_pools
-from application.codes.reservations import CodeReservations
-from application.codes.resolver import Resolver
-from application.codes.rules import (
-    CodeRecords,
-    CodeReservationRules,
-    IdentifierJobRules,
-    UniqueCodeRules,
-)
-from application.epcis.analysis import EventAnalyser
-from application.epcis.capture import CaptureService
-from application.epcis.delivery import DeliverySettings, OutboundGuard
-from application.epcis.event_queries import EventQueryService
-from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
+from application.codes.wiring import CodeServices, build_codes
+from application.core import Core
 from application.epcis.named_query_migration import migrate_named_queries
-from application.epcis.page_tokens import PageTokens
-from application.epcis.subscriptions import SubscriptionService
-from application.errors import Unprocessable
-from application.flows.control import FlowControl
-from application.flows.outbound import OutboundFlows
-from application.flows.publish_lot import LotPublisher
-from application.flows.rules import EpcisConnectionRules, OutboundFlowRules
+from application.epcis.wiring import EpcisServices, build_epcis
+from application.flows.wiring import FlowServices, build_flows
 from application.items.catalogue import build_schema, record_collections
-from application.items.files import FilesRules, FilesService
-from application.items.master_data_rules import (
-    LocationRules,
-    ShipmentNoticeRules,
-    StandardIdentifiers,
-    identifier_schemes,
-)
-from application.items.service import CollectionRules, ItemsService, Origin
+from application.items.service import BulkItems, CollectionRules
+from application.items.wiring import ItemServices, build_items
 from application.read_model_follower import ReadModelFollower
-from domain.access.outbound_targets import parse_allow_list
-from domain.access.policies import SYSTEM
-from domain.codes.integrity import DuplicateThresholds
-from domain.codes.reserved import RESERVED_SEGMENTS
-from domain.collections.coercion import format_datetime
-from domain.collections.item_query import ItemQuery
-from infrastructure.access_tokens import AccessTokens
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
-from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import EventStore
-from infrastructure.file_storage import FileStorage
-from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now
 from infrastructure.instance_store import InstanceStore
-from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
 from projections.access.reader import AccessReader
-from projections.codes.reader import CodeReader
 from projections.codes.scans import CodeScansProjection
 from projections.codes.unique_codes import UniqueCodesProjection
 from projections.epcis.capture_jobs import CaptureJobsProjection
-from projections.epcis.event_reader import EpcisEventReader
 from projections.epcis.events import EpcisEventsProjection
-from projections.epcis.location_tree import LocationTree
-from projections.epcis.readers import ReadModels
 from projections.items.history import HistoryProjection
-from projections.items.queries import ItemReader
 from projections.items.records import RecordsProjection
 from projections.runner import ProjectionRunner
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -101,21 +44,6 @@ class Health:
     def ok(self) -> bool:
         """True when every check passed."""
         return not self.failing
-
-
-def _mailer(settings: Settings) -> Mailer:
-    """SMTP when a host is set; else .eml files a newcomer can open."""
-    if settings.email_smtp_host:
-        password = settings.email_smtp_password
-        return SmtpMailer(
-            host=settings.email_smtp_host,
-            port=settings.email_smtp_port,
-            sender=settings.email_from,
-            user=settings.email_smtp_user,
-            password=password.get_secret_value() if password else None,
-            secure=settings.email_smtp_secure,
-        )
-    return FileMailer(Path(settings.mail_dir), settings.email_from)
 
 
 #: Collections whose tables other projections than the records' keep.
@@ -143,280 +71,69 @@ def build_projection_runner(
     return ProjectionRunner(store, database, projections, batch_size=batch_size, retired=retired)
 
 
+def build_core(settings: Settings) -> Core:
+    """Open the database and the store, and make sure their tables exist."""
+    url = DatabaseUrl.parse(settings.database_url)
+    database = Database(url, pool_size=settings.database_pool_size)
+    # Processes starting together on one PostgreSQL would race to create the same
+    # tables and types; they take turns instead.
+    with database.exclusive("tracepoint-schema"):
+        store = EventStore(url)
+        projections = build_projection_runner(
+            store, database, settings.projection_batch_size, settings.multi_tenant
+        )
+        projections.create_tables()
+        instance = InstanceStore(database)
+        sessions = SessionStore(database)
+        attempts = AttemptStore(database)
+    blocking = BlockingRunner(workers=settings.database_pool_size)
+    secret = (
+        settings.secret.get_secret_value()
+        if settings.secret
+        else instance.get_or_create("secret", secrets.token_urlsafe(48))
+    )
+    access_reader = AccessReader(database, multi_tenant=settings.multi_tenant)
+    return Core(
+        settings=settings,
+        schema=build_schema(settings.multi_tenant),
+        database=database,
+        store=store,
+        projections=projections,
+        instance=instance,
+        sessions=sessions,
+        attempts=attempts,
+        blocking=blocking,
+        follower=ReadModelFollower(projections, blocking, settings.projection_poll_interval),
+        background=Background(),
+        access_reader=access_reader,
+        secret=secret,
+    )
+
+
 class Tracepoint:
-    """One running service: wiring plus start and stop."""
+    """One running service: the shared core, the capabilities, start and stop."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.schema = build_schema(settings.multi_tenant)
-        url = DatabaseUrl.parse(settings.database_url)
-        self.database = Database(url, pool_size=settings.database_pool_size)
-        # Processes starting together on one PostgreSQL would race to create the same
-        # tables and types; they take turns instead.
-        with self.database.exclusive("tracepoint-schema"):
-            self.store = EventStore(url)
-            self.projections = build_projection_runner(
-                self.store, self.database, settings.projection_batch_size, settings.multi_tenant
-            )
-            self.projections.create_tables()
-            self.instance = InstanceStore(self.database)
-            self.sessions = SessionStore(self.database)
-            attempts = AttemptStore(self.database)
-        self.blocking = BlockingRunner(workers=settings.database_pool_size)
-        secret = (
-            settings.secret.get_secret_value()
-            if settings.secret
-            else self.instance.get_or_create("secret", secrets.token_urlsafe(48))
-        )
-        self.read_models = ReadModels(self.database)
-        self.follower = ReadModelFollower(
-            self.projections, self.blocking, settings.projection_poll_interval
-        )
-        self.analyser = EventAnalyser(settings.capture_workers)
-        self.capture = CaptureService(
-            self.store,
-            DocumentValidator(),
-            self.analyser,
-            self.follower,
-            self.projections,
-            self.read_models,
-            self.database,
-            self.blocking,
-            max_events=settings.capture_max_events,
-            read_your_writes_timeout=settings.read_your_writes_timeout,
-        )
-        self.event_reader = EpcisEventReader(self.database)
-        self.events = EventQueryService(
-            self.event_reader,
-            PageTokens(secret.encode()),
-            self.blocking,
-            per_page_default=settings.query_per_page_default,
-            per_page_max=settings.query_per_page_max,
-            locations=LocationTree(self.database),
-        )
-        self.outbox = Outbox(_mailer(settings))
-        access_reader = AccessReader(self.database, multi_tenant=settings.multi_tenant)
-        self._files_rules = FilesRules()
-        self.background = Background()
-        self.codes = CodeReader(self.database, multi_tenant=settings.multi_tenant)
-        allowed = parse_allow_list(settings.outbound_allow_list)
-        self.outbound_guard = OutboundGuard(allowed, resolve_host, resolve_host_now)
-        self.items = ItemsService(
-            self.store,
-            ItemReader(self.database, self.schema),
-            self.schema,
-            self._collection_rules(access_reader),
-            self.follower,
-            self.blocking,
-            read_your_writes_timeout=settings.read_your_writes_timeout,
-            guard=AdminGuard(access_reader).check,
-            bulk={"unique_code": CodeRecords(self.codes)},
-        )
-        self.files = FilesService(
-            self.items,
-            FileStorage(Path(settings.uploads_dir)),
-            self._files_rules,
-            self.blocking,
-            max_upload_bytes=settings.max_upload_bytes,
-        )
-        self.identifier_jobs = IdentifierJobs(
-            self.store,
-            self.database,
-            self.codes,
-            self.projections,
-            CodeSettings(
-                link_base=self._link_base,
-                chunk_size=settings.code_chunk_size,
-                max_quantity=settings.code_job_max_quantity,
-                reserved=RESERVED_SEGMENTS,
-            ),
-        )
-        self.code_pools = CodePools(
-            parse_pools(settings.code_pools, multi_tenant=settings.multi_tenant),
-            self.store,
-            self.database,
-            self.codes,
-            self.projections,
-            max_quantity=settings.code_job_max_quantity,
-        )
-        self.code_reservations = CodeReservations(
-            self.store,
-            self.database,
-            self.codes,
-            self.projections,
-            self.files,
-            self.identifier_jobs,
-            self.code_pools,
-            self.blocking,
-        )
-        self.resolver = Resolver(
-            self.store,
-            self.codes,
-            self.items,
-            self.blocking,
-            DuplicateThresholds(
-                distance_km=settings.integrity_duplicate_km,
-                window_seconds=settings.integrity_duplicate_window,
-            ),
-            self.follower,
-            Throttle(attempts, self.blocking, "scan", settings.scans_per_minute),
-            read_your_writes_timeout=settings.read_your_writes_timeout,
-        )
-        self.http = HttpPush(allowed)
-        self.outbound_flows = OutboundFlows(
-            self.store,
-            self.database,
-            self.event_reader,
-            AccessService(access_reader, self.blocking),
-            self.http,
-            self.outbound_guard,
-            self.blocking,
-            DeliverySettings(batch_size=settings.flow_batch_size),
-            self.events.with_sub_locations,
-        )
-        self.lots = LotPublisher(self.items, self.capture)
-        self.flow_control = FlowControl(
-            self.items, self.outbound_flows, lambda: self.blocking.run(self.projections.catch_up)
-        )
-        self.background.every("codes", settings.code_worker_interval, self.work_on_codes)
-        self.background.every("flows", settings.flow_poll_interval, self.outbound_flows.run_due)
-        if self.code_pools.pools:
-            self.background.every("code-pools", settings.code_pool_interval, self.refill_pools)
-        self.named_queries = NamedQueryService(
-            self.items, self.read_models, self.events, self.blocking
-        )
-        self.subscriptions = SubscriptionService(
-            self.store,
-            self.database,
-            self.event_reader,
-            self.named_queries,
-            AccessService(access_reader, self.blocking),
-            self.http,
-            self.outbound_guard,
-            self.follower,
-            self.blocking,
-            DeliverySettings(batch_size=settings.flow_batch_size),
-            self.events.with_sub_locations,
-            self.schema["epcis_subscription"],
-        )
-        self.background.every(
-            "subscriptions", settings.flow_poll_interval, self.subscriptions.deliver_due
-        )
-        self.password_checks = BlockingRunner(workers=2)
-        tokens = AccessTokens(secret.encode())
-        self.authenticator = Authenticator(
-            AccessService(access_reader, self.blocking),
-            self.sessions,
-            tokens,
-            self.blocking,
-            TokenLifetimes(
-                access=settings.access_token_ttl,
-                refresh=settings.refresh_token_ttl,
-                session=settings.session_cookie_ttl,
-            ),
-            throttle=Throttle(
-                attempts,
-                self.blocking,
-                "login",
-                settings.login_failures_per_minute,
-                settings.login_attempts,
-            ),
-            passwords=self.password_checks,
-            suspend=self._suspend,
-            signed_in=self._signed_in,
-        )
-        self.user_flows = UserFlows(
-            self.items,
-            access_reader,
-            tokens,
-            self.outbox,
-            FlowSettings(
-                public_url=settings.public_url,
-                register_urls=allow_list(settings.user_register_url_allow_list),
-                invite_urls=allow_list(settings.user_invite_url_allow_list),
-                reset_urls=allow_list(settings.password_reset_url_allow_list),
-                public_registration=settings.public_registration,
-                registration_role=settings.public_registration_role,
-                verify_email=settings.public_registration_verify_email,
-            ),
-            self.blocking,
-            Throttle(attempts, self.blocking, "mail", settings.mail_requests_per_minute),
-        )
+        self.core = core = build_core(settings)
+        self.database = core.database
+        self.store = core.store
+        self.projections = core.projections
+        self.blocking = core.blocking
+        self.follower = core.follower
+        # Each capability adds the rules of its collections (and codes its bulk storage);
+        # the items service reads both registries at each call.
+        rules: dict[str, CollectionRules] = {}
+        bulk: dict[str, BulkItems] = {}
+        self.items: ItemServices = build_items(core, rules, bulk, admin_guard(core).check)
+        self.epcis: EpcisServices = build_epcis(core, self.items.service)
+        self.access: AccessServices = build_access(core, self.items.service)
+        self.codes: CodeServices = build_codes(core, self.items.service, self.items.files)
+        self.flows: FlowServices = build_flows(core, self.items.service, self.epcis)
+        for capability in (self.items, self.epcis, self.access, self.codes, self.flows):
+            rules.update(capability.rules)
+        bulk.update(self.codes.bulk)
         self.bootstrap_credentials: BootstrapCredentials | None = None
-
-    def _collection_rules(self, access_reader: AccessReader) -> dict[str, CollectionRules]:
-        names = [c.name for c in self.schema] + list(EXTRA_PERMISSION_COLLECTIONS)
-        return {
-            "users": UsersRules(self.sessions, self.blocking),
-            "roles": RolesRules(access_reader),
-            "policies": PoliciesRules(),
-            "permissions": PermissionsRules(lambda: names),
-            "notifications": NotificationsRules(access_reader, self.blocking, self.outbox),
-            "files": self._files_rules,
-            "shipment_notice": ShipmentNoticeRules(),
-            "epcis_queries": EpcisQueriesRules(),
-            "identifier_job": IdentifierJobRules(
-                self._link_base, self.settings.code_job_max_quantity, self._wake_code_work
-            ),
-            "code_reservation": CodeReservationRules(
-                self.settings.code_job_max_quantity, self._wake_code_work
-            ),
-            "unique_code": UniqueCodeRules(),
-            "epcis_connection": EpcisConnectionRules(self.outbound_guard),
-            "epcis_outbound_flow": OutboundFlowRules(
-                lambda micros: self.event_reader.position_before_record_time(micros),
-                self._wake_flows,
-            ),
-            **self._identifier_rules(),
-        }
-
-    @property
-    def _link_base(self) -> str:
-        return self.settings.digital_link_base or self.settings.public_url
-
-    def _wake_flows(self) -> None:
-        self.outbound_flows.hurry()
-        self.background.wake("flows")
-
-    def _wake_code_work(self) -> None:
-        self.background.wake("codes")
-
-    async def work_on_codes(self) -> None:
-        """Run the identifier jobs and serve the reservations that are waiting."""
-        await self.blocking.run(self.identifier_jobs.run_waiting)
-        await self.code_reservations.run_waiting()
-        # What the work wrote is readable once it returns.
-        await self.blocking.run(self.projections.catch_up)
-
-    async def refill_pools(self) -> None:
-        """Order codes for the pools that run low, and run them."""
-        if await self.blocking.run(self.code_pools.refill):
-            await self.work_on_codes()
-
-    def _identifier_rules(self) -> dict[str, CollectionRules]:
-        base = self._link_base
-        schemes = identifier_schemes(self.settings.standard_identifiers)
-        return {
-            name: (LocationRules if name == "location" else StandardIdentifiers)(name, scheme, base)
-            for name, scheme in schemes.items()
-        }
-
-    async def _signed_in(self, user_id: str, ip: str | None, user_agent: str | None) -> None:
-        """Note when a user last signed in (`last_access`), and from where."""
-        now = format_datetime(datetime.now(UTC))
-        origin = Origin(user_id, ip, user_agent)
-        await self.items.set_values("users", user_id, {"last_access": now}, origin=origin)
-
-    async def _suspend(self, user_id: str) -> None:
-        """Suspend an account that failed to sign in too often in a row."""
-        try:
-            await self.items.update(
-                SYSTEM, "users", [user_id], {"status": "suspended"}, ItemQuery(fields=("id",))
-            )
-        except Unprocessable:
-            # Guessing must not lock everybody out: the last administrator stays active
-            # (the per-address limit still slows the guesser down).
-            log.warning("not suspending %s, the last active administrator", user_id)
 
     @classmethod
     def from_environment(cls) -> "Tracepoint":
@@ -425,34 +142,33 @@ class Tracepoint:
 
     async def start(self) -> None:
         """Create the bootstrap admin if needed and start following the log."""
+        settings = self.settings
         self.bootstrap_credentials = await self.blocking.run(
             AdminBootstrap(self.store).ensure_admin,
-            self.settings.admin_email,
-            self.settings.admin_password.get_secret_value()
-            if self.settings.admin_password
-            else None,
-            self.settings.admin_token.get_secret_value() if self.settings.admin_token else None,
+            settings.admin_email,
+            settings.admin_password.get_secret_value() if settings.admin_password else None,
+            settings.admin_token.get_secret_value() if settings.admin_token else None,
         )
-        await self.blocking.run(migrate_named_queries, self.store, self.instance)
+        await self.blocking.run(migrate_named_queries, self.store, self.core.instance)
         await self.follower.start()
-        self.analyser.start()
-        if self.settings.background_work:
-            await self.background.start()
+        self.epcis.analyser.start()
+        if settings.background_work:
+            await self.core.background.start()
 
     async def stop(self) -> None:
         """Stop background work and close every connection."""
-        self.identifier_jobs.stop()
-        await self.background.stop()
-        await self.http.close()
+        self.codes.jobs.stop()
+        await self.core.background.stop()
+        await self.epcis.http.close()
         await self.follower.stop()
-        await self.outbox.flush()
+        await self.access.outbox.flush()
         self.close()
 
     def close(self) -> None:
         """Close every connection (after `stop`, or when the service was never started)."""
         self.blocking.close()
-        self.password_checks.close()
-        self.analyser.close()
+        self.access.password_checks.close()
+        self.epcis.analyser.close()
         self.store.close()
         self.database.close()
 

@@ -55,19 +55,21 @@ async def measure(database_url: str, codes: int, chunk: int) -> dict[str, float]
     )
     await service.start()
     try:
-        [product] = await service.items.create(
+        [product] = await service.items.service.create(
             SYSTEM, "product", [{"gtin": "09506000134352"}], ItemQuery()
         ) or [{}]
-        [job] = await service.items.create(
+        [job] = await service.items.service.create(
             SYSTEM, "identifier_job", [{"product": product["id"], "quantity": codes}], ItemQuery()
         ) or [{}]
         peak = _Peak()
         started = time.perf_counter()
-        await service.work_on_codes()
+        await service.codes.work.run()
         seconds = time.perf_counter() - started
         peak.stop()
-        done = await service.items.read_one(SYSTEM, "identifier_job", job["id"], ItemQuery())
-        stored = await service.blocking.run(service.codes.count_unassigned, "sgtin", None)
+        done = await service.items.service.read_one(
+            SYSTEM, "identifier_job", job["id"], ItemQuery()
+        )
+        stored = await service.blocking.run(service.codes.reader.count_unassigned, "sgtin", None)
         if done["status"] != "complete" or stored != codes:
             raise SystemExit(f"job ended {done['status']} with {stored} codes stored")
         return {"seconds": seconds, "rss_start": peak.start, "rss_peak": peak.peak}

@@ -123,7 +123,7 @@ async def measure(database_url: str, events: int, samples: int) -> dict[str, Any
             )
             started = time.perf_counter()
             while partner.events < events:
-                summary = await service.outbound_flows.run(flow["id"])
+                summary = await service.flows.outbound.run(flow["id"])
                 if summary.outcome not in ("sent", "busy"):
                     raise SystemExit(f"flow ended {summary}")
             throughput = events / (time.perf_counter() - started)

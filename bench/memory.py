@@ -30,7 +30,7 @@ async def main(database_url: str) -> None:
     ):
         if response.status != 201:
             raise SystemExit(await response.text())
-    workers = sum(_peak_kb(pid) for pid in service.analyser.worker_pids())
+    workers = sum(_peak_kb(pid) for pid in service.epcis.analyser.worker_pids())
     await service.stop()
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, workers / 1024)
 

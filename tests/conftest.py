@@ -81,7 +81,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         # Starting and stopping worker processes for every test costs more than all the
         # analysis they would do; tests/epcis/test_capture_workers.py covers them.
         "capture_workers": 0,
-        # Tests run code jobs and reservations when they choose (`work_on_codes`);
+        # Tests run code jobs and reservations when they choose (`codes.work.run`);
         # tests/codes/test_background.py keeps the timer.
         "background_work": False,
         # Test partners and webhook receivers listen on the loopback interface.

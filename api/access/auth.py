@@ -97,7 +97,7 @@ async def login(request: web.Request) -> web.Response:
     body = await _object(request)
     email, password = _string(body, "email"), _string(body, "password")
     tracepoint = service(request)
-    sign_in = await tracepoint.authenticator.login(
+    sign_in = await tracepoint.access.authenticator.login(
         str(email),
         str(password),
         _string(body, "otp", required=False),
@@ -112,14 +112,14 @@ async def login(request: web.Request) -> web.Response:
 async def refresh(request: web.Request) -> web.Response:
     """New tokens for a refresh token (body or cookie) or a session cookie."""
     mode, token = _token_for(request, await _object(request))
-    return _signed_in(request, await service(request).authenticator.refresh(token, mode))
+    return _signed_in(request, await service(request).access.authenticator.refresh(token, mode))
 
 
 @routes.post("/auth/logout")
 async def logout(request: web.Request) -> web.Response:
     """End the session; the cookies that were sent are cleared."""
     mode, token = _token_for(request, await _object(request))
-    await service(request).authenticator.logout(token, mode)
+    await service(request).access.authenticator.logout(token, mode)
     response = no_content()
     for name in (SESSION_COOKIE, REFRESH_COOKIE):
         if name in request.cookies:
@@ -132,7 +132,7 @@ async def request_password_reset(request: web.Request) -> web.Response:
     """Mail a password-reset link; 204 whether or not the address has an account."""
     body = await _object(request)
     tracepoint = service(request)
-    await tracepoint.user_flows.request_password_reset(
+    await tracepoint.access.user_flows.request_password_reset(
         str(_string(body, "email")),
         body.get("reset_url"),
         client_ip(request, tracepoint.settings.trust_proxy),
@@ -144,7 +144,7 @@ async def request_password_reset(request: web.Request) -> web.Response:
 async def reset_password(request: web.Request) -> web.Response:
     """Set a new password with the token of a reset link."""
     body = await _object(request)
-    await service(request).user_flows.reset_password(
+    await service(request).access.user_flows.reset_password(
         str(_string(body, "token")), str(_string(body, "password"))
     )
     return no_content()

@@ -28,7 +28,7 @@ async def platform_authentication(request: web.Request, handler: Handler) -> web
         # along must not stop a client from refreshing it.
         return await handler(request)
     tracepoint = service(request)
-    caller = await tracepoint.authenticator.caller(
+    caller = await tracepoint.access.authenticator.caller(
         extract_token(request), client_ip(request, tracepoint.settings.trust_proxy)
     )
     if caller.must_enable_tfa and not request.path.startswith(_TFA_SETUP):

@@ -19,7 +19,9 @@ async def read_me(request: web.Request) -> web.Response:
     if me.user is None:
         raise InvalidCredentials()
     try:
-        item = await service(request).items.read_one(me, "users", me.user, item_query(request))
+        item = await service(request).items.service.read_one(
+            me, "users", me.user, item_query(request)
+        )
     except Forbidden:
         return data_response({"id": me.user})
     return data_response(item)
@@ -31,7 +33,7 @@ async def update_me(request: web.Request) -> web.Response:
     me = caller(request)
     if me.user is None:
         raise InvalidCredentials()
-    items = await service(request).items.update(
+    items = await service(request).items.service.update(
         me, "users", [me.user], await read_json(request), item_query(request)
     )
     return data_response(items[0]) if items else no_content()
@@ -43,7 +45,7 @@ async def my_permissions(request: web.Request) -> web.Response:
     me = caller(request)
     if me.user is None:
         raise Forbidden()
-    schema = service(request).items.schema
+    schema = service(request).items.service.schema
     collections = sorted([c.name for c in schema] + list(EXTRA_PERMISSION_COLLECTIONS))
     return data_response(permissions_summary(me, collections))
 
@@ -55,7 +57,7 @@ async def my_item_permissions(request: web.Request) -> web.Response:
     me = caller(request)
     if me.user is None:
         raise Forbidden()
-    items = service(request).items
+    items = service(request).items.service
     collection, key = request.match_info["collection"], request.match_info["key"]
     return data_response(
         {
@@ -82,7 +84,9 @@ async def my_roles(request: web.Request) -> web.Response:
     if not me.roles:
         return data_response([])
     try:
-        result = await service(request).items.read_many(me, "roles", item_query(request), me.roles)
+        result = await service(request).items.service.read_many(
+            me, "roles", item_query(request), me.roles
+        )
     except Forbidden:
         return data_response([{"id": role} for role in me.roles])
     return data_response(result.items)
@@ -91,5 +95,5 @@ async def my_roles(request: web.Request) -> web.Response:
 @routes.post("/users/{key}/tfa/disable")
 async def disable_users_tfa(request: web.Request) -> web.Response:
     """An administrator turns off another user's two-factor authentication."""
-    await service(request).user_flows.reset_tfa(caller(request), request.match_info["key"])
+    await service(request).access.user_flows.reset_tfa(caller(request), request.match_info["key"])
     return no_content()

@@ -31,7 +31,7 @@ def _text(body: dict[str, Any], name: str) -> str:
 async def register(request: web.Request) -> web.Response:
     """Register oneself (when public registration is on); a verification mail follows."""
     body = await _body(request)
-    await service(request).user_flows.register(
+    await service(request).access.user_flows.register(
         _text(body, "email"),
         _text(body, "password"),
         body.get("first_name"),
@@ -48,7 +48,7 @@ async def verify_email(request: web.Request) -> web.Response:
     token = request.query.get("token", "")
     if not token:
         raise InvalidPayload('"token" is required')
-    await service(request).user_flows.verify_email(token)
+    await service(request).access.user_flows.verify_email(token)
     return no_content()
 
 
@@ -56,7 +56,7 @@ async def verify_email(request: web.Request) -> web.Response:
 async def invite(request: web.Request) -> web.Response:
     """Invite users by e-mail with a role (needs create on users)."""
     body = await _body(request)
-    await service(request).user_flows.invite(
+    await service(request).access.user_flows.invite(
         caller(request), body.get("email"), body.get("role"), body.get("invite_url")
     )
     return no_content()
@@ -66,7 +66,9 @@ async def invite(request: web.Request) -> web.Response:
 async def accept_invite(request: web.Request) -> web.Response:
     """Set the invited user's password and activate them."""
     body = await _body(request)
-    await service(request).user_flows.accept_invite(_text(body, "token"), _text(body, "password"))
+    await service(request).access.user_flows.accept_invite(
+        _text(body, "token"), _text(body, "password")
+    )
     return no_content()
 
 
@@ -74,7 +76,7 @@ async def accept_invite(request: web.Request) -> web.Response:
 async def generate_tfa(request: web.Request) -> web.Response:
     """A new TOTP secret and its otpauth:// URL (nothing is stored yet)."""
     body = await _body(request)
-    secret, url = await service(request).user_flows.generate_tfa(
+    secret, url = await service(request).access.user_flows.generate_tfa(
         caller(request), _text(body, "password")
     )
     return data_response({"secret": secret, "otpauth_url": url})
@@ -84,7 +86,7 @@ async def generate_tfa(request: web.Request) -> web.Response:
 async def enable_tfa(request: web.Request) -> web.Response:
     """Turn two-factor authentication on with a secret and a code it produced."""
     body = await _body(request)
-    await service(request).user_flows.enable_tfa(
+    await service(request).access.user_flows.enable_tfa(
         caller(request), _text(body, "secret"), _text(body, "otp")
     )
     return no_content()
@@ -94,5 +96,5 @@ async def enable_tfa(request: web.Request) -> web.Response:
 async def disable_tfa(request: web.Request) -> web.Response:
     """Turn two-factor authentication off with a current code."""
     body = await _body(request)
-    await service(request).user_flows.disable_tfa(caller(request), _text(body, "otp"))
+    await service(request).access.user_flows.disable_tfa(caller(request), _text(body, "otp"))
     return no_content()

@@ -61,7 +61,7 @@ async def resolve(request: web.Request) -> web.StreamResponse:
         longitude=_coordinate(request, ("lng", "lon", "longitude"), 180),
         country=_country(request, settings.scan_country_header),
     )
-    resolution = await tracepoint.resolver.resolve(scan)
+    resolution = await tracepoint.codes.resolver.resolve(scan)
     if resolution is None:
         # As any path that names nothing: a short code is one segment like a route's.
         raise web.HTTPNotFound()

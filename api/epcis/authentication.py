@@ -41,9 +41,9 @@ async def epcis_authentication(request: web.Request, handler: Handler) -> web.St
         raise InvalidStaticToken("Send Authorization: Bearer <static token>")
     try:
         caller = (
-            await tracepoint.authenticator.static_caller(token.strip(), ip)
+            await tracepoint.access.authenticator.static_caller(token.strip(), ip)
             if header
-            else await tracepoint.authenticator.caller(None, ip)
+            else await tracepoint.access.authenticator.caller(None, ip)
         )
     except PlatformError as exc:
         raise InvalidStaticToken("The token is not a valid static token") from exc

@@ -48,7 +48,7 @@ class CaptureView(web.View):
         behaviour = _error_behaviour(request)
         document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
         who = caller(request)
-        outcome = await tracepoint.capture.capture(document, behaviour, who.user, who.account)
+        outcome = await tracepoint.epcis.capture.capture(document, behaviour, who.user, who.account)
         message = (
             f"Captured {outcome.events_stored} new event(s); "
             f"{outcome.events_already_present} already present"
@@ -64,7 +64,7 @@ class CaptureView(web.View):
 
     async def get(self) -> web.Response:
         """The newest capture jobs first."""
-        jobs = await service(self.request).capture.jobs(100, caller(self.request).accounts)
+        jobs = await service(self.request).epcis.capture.jobs(100, caller(self.request).accounts)
         return json_response([_job_body(job) for job in jobs], headers=_limits(self.request))
 
     async def options(self) -> web.Response:
@@ -100,7 +100,7 @@ def _job_body(job: CaptureJobRow) -> dict[str, Any]:
 async def capture_job(request: web.Request) -> web.Response:
     """One capture job: counts, timestamps, errors."""
     capture_id = request.match_info["capture_id"]
-    job = await service(request).capture.job(capture_id, caller(request).accounts)
+    job = await service(request).epcis.capture.job(capture_id, caller(request).accounts)
     if job is None:
         raise NotFound(f"No capture job with ID '{capture_id}'")
     return json_response(_job_body(job))
@@ -112,7 +112,7 @@ async def validate(request: web.Request) -> web.Response:
     tracepoint = service(request)
     limits = request[ERROR_HEADERS] = _limits(request)
     document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
-    violations = await tracepoint.capture.validate_async(document)
+    violations = await tracepoint.epcis.capture.validate_async(document)
     if violations:
         return invalid_document(violations)
     count = len(document["epcisBody"]["eventList"])

@@ -49,7 +49,7 @@ def _page_response(request: web.Request, page: EventPage, query_name: str) -> we
 async def events(request: web.Request) -> web.Response:
     """SimpleEventQuery over all events, paged."""
     params, paging = _split(request)
-    page = await service(request).events.query(params, paging, event_scope(request))
+    page = await service(request).epcis.events.query(params, paging, event_scope(request))
     return _page_response(request, page, "SimpleEventQuery")
 
 
@@ -75,7 +75,7 @@ class NamedQueriesView(web.View):
             raise InvalidRequest(f"Body is not JSON: {exc}") from exc
         if not isinstance(body, dict) or "name" not in body or "query" not in body:
             raise InvalidRequest("The body needs 'name' and 'query'")
-        row = await service(request).named_queries.define(
+        row = await service(request).epcis.named_queries.define(
             body["name"], body["query"], caller(request)
         )
         return json_response(
@@ -84,7 +84,7 @@ class NamedQueriesView(web.View):
 
     async def get(self) -> web.Response:
         """Every named query."""
-        rows = await service(self.request).named_queries.list(caller(self.request).accounts)
+        rows = await service(self.request).epcis.named_queries.list(caller(self.request).accounts)
         return json_response([_query_body(row) for row in rows])
 
 
@@ -94,14 +94,14 @@ class NamedQueryView(web.View):
 
     async def get(self) -> web.Response:
         """The named query's definition."""
-        row = await service(self.request).named_queries.get(
+        row = await service(self.request).epcis.named_queries.get(
             self.request.match_info["name"], caller(self.request).accounts
         )
         return json_response(_query_body(row))
 
     async def delete(self) -> web.Response:
         """Delete the named query."""
-        await service(self.request).named_queries.delete(
+        await service(self.request).epcis.named_queries.delete(
             self.request.match_info["name"], caller(self.request)
         )
         return web.Response(status=204, headers=EPCIS_VERSION_HEADERS)
@@ -120,7 +120,7 @@ async def named_query_events(request: web.Request) -> web.StreamResponse:
             f"{sorted(params)[0]}: a named query's parameters are fixed; "
             "only perPage and nextPageToken may be given"
         )
-    page = await service(request).named_queries.events(
+    page = await service(request).epcis.named_queries.events(
         name, paging, event_scope(request), caller(request).accounts
     )
     return _page_response(request, page, name)

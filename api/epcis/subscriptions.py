@@ -31,7 +31,7 @@ async def _subscribe(request: web.Request, name: str | None) -> web.Response:
         if not isinstance(name, str) or not name:
             raise SubscriptionControlsError("'queryName' names the query to subscribe to")
     controls = parse_subscription(body, extra=frozenset({"queryName"}))
-    created = await service(request).subscriptions.subscribe(caller(request), name, controls)
+    created = await service(request).epcis.subscriptions.subscribe(caller(request), name, controls)
     location = f"/v2/epcis/queries/{name}/subscriptions/{created['subscriptionID']}"
     return json_response(created, status=201, headers={"Location": location})
 
@@ -39,13 +39,13 @@ async def _subscribe(request: web.Request, name: str | None) -> web.Response:
 async def _listed(request: web.Request, name: str | None) -> web.Response:
     tracepoint = service(request)
     if name is not None:
-        await tracepoint.named_queries.get(name, caller(request).accounts)
-    return json_response(await tracepoint.subscriptions.listed(caller(request), name))
+        await tracepoint.epcis.named_queries.get(name, caller(request).accounts)
+    return json_response(await tracepoint.epcis.subscriptions.listed(caller(request), name))
 
 
 async def _one(request: web.Request, delete: bool) -> web.Response:
     key = request.match_info["subscription"]
-    subscriptions = service(request).subscriptions
+    subscriptions = service(request).epcis.subscriptions
     found = await subscriptions.get(caller(request), key)
     name = request.match_info.get("name")
     if name is not None and found["queryName"] != name:
@@ -119,8 +119,8 @@ async def stream_events(request: web.Request) -> web.StreamResponse:
             parse_timestamp(initial)
         except ValueError as exc:
             raise SubscriptionControlsError(str(exc)) from exc
-    await service(request).named_queries.get(name, caller(request).accounts)
-    feed = service(request).subscriptions.stream(caller(request), name, initial)
+    await service(request).epcis.named_queries.get(name, caller(request).accounts)
+    feed = service(request).epcis.subscriptions.stream(caller(request), name, initial)
     socket = web.WebSocketResponse(heartbeat=30)
     await socket.prepare(request)
 

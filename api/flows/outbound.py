@@ -15,7 +15,7 @@ routes = web.RouteTableDef()
 @routes.post("/items/epcis_outbound_flow/{key}/run")
 async def run_flow(request: web.Request) -> web.Response:
     """Deliver what the flow has to deliver now; answers what it did."""
-    summary = await service(request).flow_control.run_now(
+    summary = await service(request).flows.control.run_now(
         caller(request), request.match_info["key"]
     )
     return data_response(dataclasses.asdict(summary))
@@ -24,7 +24,7 @@ async def run_flow(request: web.Request) -> web.Response:
 @routes.get("/items/epcis_outbound_flow/{key}/runs")
 async def flow_runs(request: web.Request) -> web.Response:
     """The flow's delivery attempts (time, events, HTTP status, error)."""
-    result = await service(request).flow_control.runs(
+    result = await service(request).flows.control.runs(
         caller(request), request.match_info["key"], item_query(request)
     )
     return data_response(result.items, result.meta)

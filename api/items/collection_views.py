@@ -27,20 +27,20 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
     collection_of: Callable[[web.Request], str] = name if callable(name) else (lambda request: name)
 
     async def list_items(request: web.Request) -> web.Response:
-        result = await service(request).items.read_many(
+        result = await service(request).items.service.read_many(
             caller(request), collection_of(request), item_query(request)
         )
         return data_response(result.items, result.meta)
 
     async def search_items(request: web.Request) -> web.Response:
         query, keys = search_query(await read_json(request))
-        result = await service(request).items.read_many(
+        result = await service(request).items.service.read_many(
             caller(request), collection_of(request), query, keys
         )
         return data_response(result.items, result.meta)
 
     async def read_item(request: web.Request) -> web.Response:
-        items = service(request).items
+        items = service(request).items.service
         key, query = request.match_info["key"], item_query(request)
         if "as_of" in request.query:
             moment = as_of(request.query["as_of"])
@@ -54,13 +54,13 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
     async def create_items(request: web.Request) -> web.Response:
         body = await read_json(request)
         many = isinstance(body, list)
-        items = await service(request).items.create(
+        items = await service(request).items.service.create(
             caller(request), collection_of(request), body if many else [body], item_query(request)
         )
         return _written(items, many)
 
     async def update_item(request: web.Request) -> web.Response:
-        items = await service(request).items.update(
+        items = await service(request).items.service.update(
             caller(request),
             collection_of(request),
             [request.match_info["key"]],
@@ -71,7 +71,7 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
 
     async def update_items(request: web.Request) -> web.Response:
         body = await read_json(request)
-        items = service(request).items
+        items = service(request).items.service
         if isinstance(body, list):
             updated = await items.update_each(
                 caller(request), collection_of(request), body, item_query(request)
@@ -84,7 +84,7 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
         return _written(updated, many=True)
 
     async def delete_item(request: web.Request) -> web.Response:
-        await service(request).items.delete(
+        await service(request).items.service.delete(
             caller(request), collection_of(request), [request.match_info["key"]]
         )
         return no_content()
@@ -95,7 +95,9 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
             raise InvalidPayload("The body must name at least one key")
         keys = body if isinstance(body, list) else await _keys(request, body)
         if keys:
-            await service(request).items.delete(caller(request), collection_of(request), keys)
+            await service(request).items.service.delete(
+                caller(request), collection_of(request), keys
+            )
         return no_content()
 
     async def _keys(request: web.Request, body: Any, *required: str) -> list[Any]:
@@ -110,7 +112,7 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
                 raise InvalidPayload('"keys" must be a non-empty list')
             return list(body["keys"])
         query, _ = search_query({"query": body["query"]})
-        return await service(request).items.keys_matching(
+        return await service(request).items.service.keys_matching(
             caller(request), collection_of(request), query
         )
 

@@ -62,7 +62,7 @@ def _written(items: list[dict[str, Any]] | None, many: bool) -> web.Response:
 
 async def upload(request: web.Request) -> web.Response:
     """`POST /files`: one item per file of the form (a list when there are several)."""
-    uploaded = await service(request).files.upload(
+    uploaded = await service(request).items.files.upload(
         caller(request), _parts(request), item_query(request)
     )
     return _written(uploaded.items, uploaded.many)
@@ -71,7 +71,7 @@ async def upload(request: web.Request) -> web.Response:
 async def download(request: web.Request) -> web.StreamResponse:
     """`GET /assets/<id>[/<filename>]`: the bytes, inline, or as an attachment with
     `?download`; 403 when the file does not exist or the caller may not read it."""
-    found = await service(request).files.download(caller(request), request.match_info["key"])
+    found = await service(request).items.files.download(caller(request), request.match_info["key"])
     filename = request.match_info.get("filename") or found.filename
     kind = "attachment" if "download" in request.query else "inline"
     headers = {
@@ -104,20 +104,20 @@ def add_routes(app: web.Application) -> None:
         """`PATCH /files/<id>`: new bytes (multipart) or new metadata (JSON)."""
         if request.content_type != _MULTIPART:
             return await views["update_one"](request)
-        items = await service(request).files.replace(
+        items = await service(request).items.files.replace(
             caller(request), request.match_info["key"], _parts(request), item_query(request)
         )
         return _written(items, many=False)
 
     async def delete_one(request: web.Request) -> web.StreamResponse:
         response = await views["delete_one"](request)
-        await service(request).files.remove_deleted([request.match_info["key"]])
+        await service(request).items.files.remove_deleted([request.match_info["key"]])
         return response
 
     async def delete_many(request: web.Request) -> web.StreamResponse:
         named = await _named_keys(request)
         response = await views["delete_many"](request)
-        await service(request).files.remove_deleted(named)
+        await service(request).items.files.remove_deleted(named)
         return response
 
     base = f"/{FILES.name}"
@@ -147,4 +147,4 @@ async def _named_keys(request: web.Request) -> list[Any]:
     if "keys" in body:
         return body["keys"] if isinstance(body["keys"], list) else []
     query, _ = search_query({"query": body["query"]})
-    return await service(request).items.keys_matching(caller(request), FILES.name, query)
+    return await service(request).items.service.keys_matching(caller(request), FILES.name, query)

@@ -109,7 +109,7 @@ def _view(listing: PagedList) -> Any:
             parsed = query_from_object(query)
         except QueryError as exc:
             raise InvalidQuery(str(exc)) from exc
-        result = await service(request).items.read_many(
+        result = await service(request).items.service.read_many(
             caller(request), listing.collection.name, parsed
         )
         total = (result.meta or {}).get("filter_count", 0)

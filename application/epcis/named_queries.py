@@ -25,6 +25,7 @@ from domain.masterdata.epcis_queries import EPCIS_QUERIES
 from projections.epcis.readers import NamedQueryRow as NamedQueryRow
 from projections.epcis.readers import ReadModels
 
+
 class UnknownQuery(NotFound):
     """No named query by that name (for this caller's accounts)."""
 

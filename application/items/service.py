@@ -218,11 +218,12 @@ class ItemsService:
         bulk: Mapping[str, BulkItems] | None = None,
     ) -> None:
         self._store = store
-        self._bulk = dict(bulk or {})
+        # Read at each call: capabilities built after this service register theirs.
+        self._bulk = bulk if bulk is not None else {}
         self._guard = guard
         self._reader = reader
         self.schema = schema
-        self._rules = rules
+        self._rules = rules  # likewise read at each call
         self._follower = follower
         self._blocking = blocking
         self._timeout = read_your_writes_timeout

@@ -89,7 +89,7 @@ async def mail_client(
 
 async def delivered(client: Client) -> None:
     """Wait until the service has sent the mail it has queued."""
-    await client.app[TRACEPOINT].outbox.flush()
+    await client.app[TRACEPOINT].access.outbox.flush()
 
 
 def token_in(message: Message, base: str) -> str:
@@ -297,7 +297,7 @@ async def unreachable_smtp_client(database_url: str, aiohttp_client: Any) -> Asy
     async for client in _client(
         aiohttp_client, database_url, email_smtp_host="127.0.0.1", email_smtp_port=free_port()
     ):
-        client.app[TRACEPOINT].outbox.retry_delays = (0.01,)
+        client.app[TRACEPOINT].access.outbox.retry_delays = (0.01,)
         yield client
 
 

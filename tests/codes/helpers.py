@@ -23,7 +23,7 @@ async def job(client: Client, **values: Any) -> dict[str, Any]:
 async def finished_job(tracepoint: Tracepoint, client: Client, **values: Any) -> dict[str, Any]:
     """An identifier job after the worker has run it."""
     created = await job(client, **values)
-    await tracepoint.work_on_codes()
+    await tracepoint.codes.work.run()
     result: dict[str, Any] = await ok(client, "GET", f"/items/identifier_job/{created['id']}")
     return result
 

@@ -27,7 +27,7 @@ class Crash(Exception):
 async def test_progress_is_saved_chunk_by_chunk(tracepoint: Tracepoint, client: Client) -> None:
     key = await product(client)
     created = await job(client, product=key, quantity=35)
-    await tracepoint.work_on_codes()
+    await tracepoint.codes.work.run()
     revisions = await ok(
         client,
         "GET",
@@ -56,12 +56,12 @@ async def test_a_job_that_crashed_midway_resumes_without_duplicates_or_gaps(
 
     monkeypatch.setattr(tracepoint.store, "save", dying_save)
     with pytest.raises(Crash):
-        await tracepoint.blocking.run(tracepoint.identifier_jobs.run, created["id"])
+        await tracepoint.blocking.run(tracepoint.codes.jobs.run, created["id"])
     monkeypatch.setattr(tracepoint.store, "save", save)
     await tracepoint.blocking.run(tracepoint.projections.catch_up)
     halfway = await ok(client, "GET", f"/items/identifier_job/{created['id']}")
     assert (halfway["status"], halfway["quantity_created"]) == ("in_progress", 20)
-    await tracepoint.work_on_codes()
+    await tracepoint.codes.work.run()
     done = await ok(client, "GET", f"/items/identifier_job/{created['id']}")
     assert (done["status"], done["quantity_created"]) == ("complete", 45)
     codes = await codes_of(client, identifier_job=created["id"])
@@ -76,7 +76,7 @@ async def test_two_services_on_one_database_run_a_job_once(
     other = Tracepoint(settings)
     await other.start()
     try:
-        await asyncio.gather(tracepoint.work_on_codes(), other.work_on_codes())
+        await asyncio.gather(tracepoint.codes.work.run(), other.codes.work.run())
     finally:
         await other.stop()
     await tracepoint.blocking.run(tracepoint.projections.catch_up)
@@ -91,14 +91,14 @@ async def test_a_stopping_service_leaves_a_job_to_resume_after_its_current_chunk
 ) -> None:
     key = await product(client)
     created = await job(client, product=key, quantity=30)
-    tracepoint.identifier_jobs.stop()
-    await tracepoint.work_on_codes()
+    tracepoint.codes.jobs.stop()
+    await tracepoint.codes.work.run()
     untouched = await ok(client, "GET", f"/items/identifier_job/{created['id']}")
     assert (untouched["status"], untouched["quantity_created"]) == ("new", 0)
     other = Tracepoint(settings)
     await other.start()
     try:
-        await other.work_on_codes()
+        await other.codes.work.run()
     finally:
         await other.stop()
     await tracepoint.blocking.run(tracepoint.projections.catch_up)

@@ -121,7 +121,7 @@ async def test_a_job_that_the_code_space_cannot_satisfy_ends_in_error_before_gen
         tracepoint, client, product=key, quantity=95, length=6, character_set="numeric"
     )
     assert done["status"] == "complete"
-    tracepoint.identifier_jobs.settings  # noqa: B018 - the space below is 10**6 - 95
+    tracepoint.codes.jobs.settings  # noqa: B018 - the space below is 10**6 - 95
     failed = await finished_job(
         tracepoint, client, product=key, quantity=999_906, length=6, character_set="numeric"
     )
@@ -267,7 +267,7 @@ async def test_two_sscc_jobs_over_one_range_never_make_an_sscc_twice(
     }
     first = await job(client, **values)
     second = await job(client, **{**values, "sscc_start_serial": 10})
-    jobs = tracepoint.identifier_jobs
+    jobs = tracepoint.codes.jobs
     await tracepoint.blocking.run(jobs.run, first["id"])
     # As if the second was planned before the first wrote anything: only the check made
     # as each chunk is written stands in its way.

@@ -23,11 +23,11 @@ async def test_the_pool_orders_codes_when_it_falls_below_its_minimum(
     tracepoint: Tracepoint, client: Client
 ) -> None:
     await product(client)
-    await tracepoint.refill_pools()
+    await tracepoint.codes.work.refill_pools()
     jobs = await ok(client, "GET", "/items/identifier_job")
     assert [(j["quantity"], j["status"]) for j in jobs] == [(50, "complete")]
     assert len(await codes_of(client, status="unassigned")) == 50
-    await tracepoint.refill_pools()
+    await tracepoint.codes.work.refill_pools()
     assert len(await ok(client, "GET", "/items/identifier_job")) == 1
 
 
@@ -44,8 +44,8 @@ async def test_a_pool_whose_last_job_failed_orders_no_more(
     tracepoint: Tracepoint, client: Client
 ) -> None:
     # The pool's product does not exist: its job fails, and so would every next one.
-    await tracepoint.refill_pools()
-    await tracepoint.refill_pools()
+    await tracepoint.codes.work.refill_pools()
+    await tracepoint.codes.work.refill_pools()
     [failed] = await ok(client, "GET", "/items/identifier_job")
     assert failed["status"] == "error"
     assert "does not exist" in failed["error_message"]

@@ -16,7 +16,7 @@ from tests.conftest import AUTH
 async def reserve(tracepoint: Tracepoint, client: Client, **values: Any) -> dict[str, Any]:
     """A reservation after the worker has served it."""
     created = await ok(client, "POST", "/items/code_reservation", values)
-    await tracepoint.work_on_codes()
+    await tracepoint.codes.work.run()
     result: dict[str, Any] = await ok(
         client, "GET", f"/items/code_reservation/{created['id']}", params={"fields": "*,codes.*"}
     )
@@ -119,8 +119,8 @@ async def test_two_reservations_at_once_never_share_a_code(
         for _ in range(2)
     ]
     # Each reservation served by its own worker, at the same time.
-    await asyncio.gather(*(tracepoint.code_reservations.run(r["id"]) for r in made))
-    await tracepoint.work_on_codes()
+    await asyncio.gather(*(tracepoint.codes.reservations.run(r["id"]) for r in made))
+    await tracepoint.codes.work.run()
     taken: list[str] = []
     for r in made:
         done = await ok(

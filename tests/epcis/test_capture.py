@@ -203,7 +203,7 @@ async def test_json_ld_content_type_is_accepted(client: Client) -> None:
 async def test_more_events_than_the_limit_is_413_naming_the_limit(
     client: Client, tracepoint: Tracepoint
 ) -> None:
-    tracepoint.capture.max_events = 2
+    tracepoint.epcis.capture.max_events = 2
     response = await capture(client, document(object_event(), object_event(), object_event()))
     assert response.status == 413
     body = await response.json()

@@ -26,7 +26,7 @@ async def test_a_large_capture_is_analysed_by_the_workers_and_stored(
     events = [object_event() for _ in range(100)]
     response = await capture(client, document(*events))
     assert response.status == 201, await response.text()
-    assert tracepoint.analyser.worker_pids()
+    assert tracepoint.epcis.analyser.worker_pids()
     answer = await client.get("/v2/epcis/events", params={"perPage": "1000"}, headers=AUTH)
     body = await answer.json()
     stored = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]

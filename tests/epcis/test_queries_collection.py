@@ -81,8 +81,8 @@ async def test_named_queries_stored_before_records_become_records(
     tracepoint.store.save(kept, gone)
     with tracepoint.database.transaction() as conn:
         conn.execute("DELETE FROM tracepoint_instance WHERE key = 'named-queries-are-records'")
-    assert migrate_named_queries(tracepoint.store, tracepoint.instance) == 1
-    assert migrate_named_queries(tracepoint.store, tracepoint.instance) == 0
+    assert migrate_named_queries(tracepoint.store, tracepoint.core.instance) == 1
+    assert migrate_named_queries(tracepoint.store, tracepoint.core.instance) == 0
     await tracepoint.follower.wait_for(tracepoint.store.max_position(), 5)
     names = [q["name"] for q in await ok(client, "GET", "/items/epcis_queries")]
     assert names == ["kept"]

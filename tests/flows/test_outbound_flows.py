@@ -205,7 +205,7 @@ async def test_a_crash_between_push_and_cursor_move_resends_the_batch(
 ) -> None:
     await capture(client, object_event(), object_event())
     flow = await flow_to(client, partner.url, SHIPPING)
-    flows = tracepoint.outbound_flows
+    flows = tracepoint.flows.outbound
 
     def crash(*args: Any) -> Any:
         raise RuntimeError("killed")
@@ -232,11 +232,11 @@ async def test_captures_during_runs_are_all_delivered(
 
     async def runs() -> None:
         for _ in range(6):
-            await tracepoint.outbound_flows.run(flow["id"])
+            await tracepoint.flows.outbound.run(flow["id"])
             await asyncio.sleep(0)
 
     await asyncio.gather(captures(), runs())
-    await tracepoint.outbound_flows.run(flow["id"])
+    await tracepoint.flows.outbound.run(flow["id"])
     assert sorted(set(partner.event_ids)) == sorted(await stored_ids(client))
 
 

@@ -85,13 +85,13 @@ async def test_a_stream_subscription_delivers_new_events_signed(
     response = await subscribe(client, name, dest=receiver.url, stream=True, signatureToken="t0ken")
     key = (await response.json())["subscriptionID"]
     await capture(client, object_event(), object_event(bizStep="receiving"), object_event())
-    await tracepoint.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
     [document] = receiver.documents
     assert document["type"] == "EPCISQueryDocument"
     results = document["epcisBody"]["queryResults"]
     assert (results["queryName"], results["subscriptionID"]) == (name, key)
     assert [e["bizStep"] for e in delivered(receiver)] == ["shipping", "shipping"]
-    await tracepoint.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
     assert len(receiver.documents) == 1
 
 
@@ -101,7 +101,7 @@ async def test_the_signature_is_an_hmac_of_the_body(
     name = await named_query(client)
     await subscribe(client, name, dest=receiver.url, stream=True, signatureToken="t0ken")
     await capture(client, object_event())
-    await tracepoint.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
     expected = hmac.new(b"t0ken", receiver.bodies[0], hashlib.sha256).hexdigest()
     assert receiver.headers[0]["GS1-Signature"] == expected
 
@@ -114,7 +114,7 @@ async def test_initial_record_time_replays_from_that_time(
     await subscribe(
         client, name, dest=receiver.url, stream=True, initialRecordTime="2000-01-01T00:00:00Z"
     )
-    await tracepoint.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
     assert len(delivered(receiver)) == 2
 
 
@@ -123,11 +123,11 @@ async def test_a_scheduled_subscription_reports_when_its_time_comes_even_if_empt
 ) -> None:
     name = await named_query(client)
     await subscribe(client, name, dest=receiver.url, schedule={"second": "*"}, reportIfEmpty=True)
-    await tracepoint.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
     deadline = time.monotonic() + 3
     while not receiver.documents and time.monotonic() < deadline:
         await asyncio.sleep(0.2)
-        await tracepoint.subscriptions.deliver_due()
+        await tracepoint.epcis.subscriptions.deliver_due()
     assert receiver.documents
     assert delivered(receiver) == []
 
@@ -138,7 +138,7 @@ async def test_a_scheduled_subscription_waits_for_its_time(
     name = await named_query(client)
     await subscribe(client, name, dest=receiver.url, schedule={"hour": "3", "minute": "0"})
     await capture(client, object_event())
-    await tracepoint.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
     assert receiver.documents == []
 
 
@@ -150,11 +150,11 @@ async def test_a_failing_receiver_gets_the_events_once_it_is_back(
     key = (await response.json())["subscriptionID"]
     await capture(client, object_event(), object_event())
     receiver.status = 503
-    await tracepoint.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
     state = await (await client.get(f"/v2/epcis/subscriptions/{key}", headers=AUTH)).json()
     assert state["status"] == "retrying"
     receiver.status = 202
-    await tracepoint.subscriptions.deliver(key, report_if_empty=False)
+    await tracepoint.epcis.subscriptions.deliver(key, report_if_empty=False)
     assert len(delivered(receiver)) == 2
 
 
@@ -166,7 +166,7 @@ async def test_a_receiver_answering_4xx_ends_the_subscription(
     key = (await response.json())["subscriptionID"]
     await capture(client, object_event())
     receiver.status = 410
-    await tracepoint.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
     state = await (await client.get(f"/v2/epcis/subscriptions/{key}", headers=AUTH)).json()
     assert (state["active"], state["status"]) == (False, "error")
     assert "410" in state["lastError"]
@@ -238,7 +238,7 @@ async def test_a_subscriber_gets_only_the_events_it_may_read(
         object_event(),
         object_event(readPoint={"id": "urn:epc:id:sgln:4012345.00002.0"}),
     )
-    await tracepoint.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
     assert [e["readPoint"]["id"] for e in delivered(receiver)] == [
         "urn:epc:id:sgln:4012345.00001.0"
     ]

@@ -109,7 +109,7 @@ async def test_codes_belong_to_the_account_of_their_job_and_stay_in_it(
     job = await ok(
         client, "POST", "/items/identifier_job", new_item("identifier_job"), token=tenants.a.token
     )
-    await tracepoint.work_on_codes()
+    await tracepoint.codes.work.run()
     codes = await ok(client, "GET", "/items/unique_code", token=tenants.a.token)
     assert len(codes) == 10
     assert {c["account"] for c in codes} == {tenants.account_a}
@@ -131,7 +131,7 @@ async def test_a_scan_of_a_code_belongs_to_the_codes_account(
     await ok(
         client, "POST", "/items/identifier_job", new_item("identifier_job"), token=tenants.a.token
     )
-    await tracepoint.work_on_codes()
+    await tracepoint.codes.work.run()
     [code, *_] = await ok(client, "GET", "/items/unique_code", token=tenants.a.token)
     response = await client.get("/" + code["code"], allow_redirects=False)
     assert response.status == 200

@@ -1,0 +1,116 @@
+"""Builds the access capability: sign-in, the e-mail flows and the access collections' rules."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from application.access.account_status import AccountStatus
+from application.access.accountability import AccessService
+from application.access.admin_guard import AdminGuard
+from application.access.authentication import Authenticator, TokenLifetimes
+from application.access.outbox import Outbox
+from application.access.system_collections import (
+    EXTRA_PERMISSION_COLLECTIONS,
+    NotificationsRules,
+    PermissionsRules,
+    PoliciesRules,
+    RolesRules,
+    UsersRules,
+)
+from application.access.throttle import Throttle
+from application.access.user_flows import FlowSettings, UserFlows, allow_list
+from application.blocking import BlockingRunner
+from application.core import Core
+from application.items.service import CollectionRules, ItemsService
+from infrastructure.access_tokens import AccessTokens
+from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
+from infrastructure.settings import Settings
+
+
+@dataclass(frozen=True)
+class AccessServices:
+    """The access capability as the API and the other capabilities use it."""
+
+    authenticator: Authenticator
+    user_flows: UserFlows
+    outbox: Outbox
+    #: Password hashing runs here, so that sign-in floods cannot starve the database work.
+    password_checks: BlockingRunner
+    rules: Mapping[str, CollectionRules]
+
+
+def admin_guard(core: Core) -> AdminGuard:
+    """The check that keeps at least one active administrator, for every write."""
+    return AdminGuard(core.access_reader)
+
+
+def build_access(core: Core, items: ItemsService) -> AccessServices:
+    """Sign-in, the flows that reach users by e-mail, and the rules of the access-control
+    collections."""
+    settings = core.settings
+    outbox = Outbox(_mailer(settings))
+    tokens = AccessTokens(core.secret.encode())
+    password_checks = BlockingRunner(workers=2)
+    status = AccountStatus(items)
+    authenticator = Authenticator(
+        AccessService(core.access_reader, core.blocking),
+        core.sessions,
+        tokens,
+        core.blocking,
+        TokenLifetimes(
+            access=settings.access_token_ttl,
+            refresh=settings.refresh_token_ttl,
+            session=settings.session_cookie_ttl,
+        ),
+        throttle=Throttle(
+            core.attempts,
+            core.blocking,
+            "login",
+            settings.login_failures_per_minute,
+            settings.login_attempts,
+        ),
+        passwords=password_checks,
+        suspend=status.suspend,
+        signed_in=status.signed_in,
+    )
+    user_flows = UserFlows(
+        items,
+        core.access_reader,
+        tokens,
+        outbox,
+        FlowSettings(
+            public_url=settings.public_url,
+            register_urls=allow_list(settings.user_register_url_allow_list),
+            invite_urls=allow_list(settings.user_invite_url_allow_list),
+            reset_urls=allow_list(settings.password_reset_url_allow_list),
+            public_registration=settings.public_registration,
+            registration_role=settings.public_registration_role,
+            verify_email=settings.public_registration_verify_email,
+        ),
+        core.blocking,
+        Throttle(core.attempts, core.blocking, "mail", settings.mail_requests_per_minute),
+    )
+    names = [c.name for c in core.schema] + list(EXTRA_PERMISSION_COLLECTIONS)
+    rules: dict[str, CollectionRules] = {
+        "users": UsersRules(core.sessions, core.blocking),
+        "roles": RolesRules(core.access_reader),
+        "policies": PoliciesRules(),
+        "permissions": PermissionsRules(lambda: names),
+        "notifications": NotificationsRules(core.access_reader, core.blocking, outbox),
+    }
+    return AccessServices(authenticator, user_flows, outbox, password_checks, rules)
+
+
+def _mailer(settings: Settings) -> Mailer:
+    """SMTP when a host is set; else .eml files a newcomer can open."""
+    if settings.email_smtp_host:
+        password = settings.email_smtp_password
+        return SmtpMailer(
+            host=settings.email_smtp_host,
+            port=settings.email_smtp_port,
+            sender=settings.email_from,
+            user=settings.email_smtp_user,
+            password=password.get_secret_value() if password else None,
+            secure=settings.email_smtp_secure,
+        )
+    return FileMailer(Path(settings.mail_dir), settings.email_from)

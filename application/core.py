@@ -1,0 +1,42 @@
+"""What every capability is built on: the database, the event store, the projections and
+the runners. The composition root makes it once; each capability's builder takes it."""
+
+from dataclasses import dataclass
+
+from application.background import Background
+from application.blocking import BlockingRunner
+from application.read_model_follower import ReadModelFollower
+from domain.collections.schema import Schema
+from infrastructure.attempt_store import AttemptStore
+from infrastructure.database import Database
+from infrastructure.event_store import EventStore
+from infrastructure.instance_store import InstanceStore
+from infrastructure.session_store import SessionStore
+from infrastructure.settings import Settings
+from projections.access.reader import AccessReader
+from projections.runner import ProjectionRunner
+
+
+@dataclass(frozen=True)
+class Core:
+    """The shared parts each capability's builder takes."""
+
+    settings: Settings
+    schema: Schema
+    database: Database
+    store: EventStore
+    projections: ProjectionRunner
+    instance: InstanceStore
+    sessions: SessionStore
+    attempts: AttemptStore
+    blocking: BlockingRunner
+    follower: ReadModelFollower
+    background: Background
+    access_reader: AccessReader
+    #: Signs page tokens and access tokens.
+    secret: str
+
+    @property
+    def link_base(self) -> str:
+        """Where Digital Links of this installation start."""
+        return self.settings.digital_link_base or self.settings.public_url

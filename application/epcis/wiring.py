@@ -1,0 +1,95 @@
+"""Builds the EPCIS capability: capture, queries, named queries and subscriptions."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from application.access.accountability import AccessService
+from application.core import Core
+from application.epcis.analysis import EventAnalyser
+from application.epcis.capture import CaptureService
+from application.epcis.delivery import DeliverySettings, OutboundGuard
+from application.epcis.event_queries import EventQueryService
+from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
+from application.epcis.page_tokens import PageTokens
+from application.epcis.subscriptions import SubscriptionService
+from application.items.service import CollectionRules, ItemsService
+from domain.access.outbound_targets import parse_allow_list
+from infrastructure.epcis_schema import DocumentValidator
+from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now
+from projections.epcis.event_reader import EpcisEventReader
+from projections.epcis.location_tree import LocationTree
+from projections.epcis.readers import ReadModels
+
+
+@dataclass(frozen=True)
+class EpcisServices:
+    """The EPCIS capability as the API and the other capabilities use it."""
+
+    capture: CaptureService
+    events: EventQueryService
+    named_queries: NamedQueryService
+    subscriptions: SubscriptionService
+    analyser: EventAnalyser
+    event_reader: EpcisEventReader
+    #: Where outbound deliveries (subscriptions here, flows too) may go, and how they go.
+    outbound_guard: OutboundGuard
+    http: HttpPush
+    rules: Mapping[str, CollectionRules]
+
+
+def build_epcis(core: Core, items: ItemsService) -> EpcisServices:
+    """The EPCIS use cases over the event store and the query tables."""
+    settings = core.settings
+    read_models = ReadModels(core.database)
+    analyser = EventAnalyser(settings.capture_workers)
+    capture = CaptureService(
+        core.store,
+        DocumentValidator(),
+        analyser,
+        core.follower,
+        core.projections,
+        read_models,
+        core.database,
+        core.blocking,
+        max_events=settings.capture_max_events,
+        read_your_writes_timeout=settings.read_your_writes_timeout,
+    )
+    event_reader = EpcisEventReader(core.database)
+    events = EventQueryService(
+        event_reader,
+        PageTokens(core.secret.encode()),
+        core.blocking,
+        per_page_default=settings.query_per_page_default,
+        per_page_max=settings.query_per_page_max,
+        locations=LocationTree(core.database),
+    )
+    named_queries = NamedQueryService(items, read_models, events, core.blocking)
+    allowed = parse_allow_list(settings.outbound_allow_list)
+    guard = OutboundGuard(allowed, resolve_host, resolve_host_now)
+    http = HttpPush(allowed)
+    subscriptions = SubscriptionService(
+        core.store,
+        core.database,
+        event_reader,
+        named_queries,
+        AccessService(core.access_reader, core.blocking),
+        http,
+        guard,
+        core.follower,
+        core.blocking,
+        DeliverySettings(batch_size=settings.flow_batch_size),
+        events.with_sub_locations,
+        core.schema["epcis_subscription"],
+    )
+    core.background.every("subscriptions", settings.flow_poll_interval, subscriptions.deliver_due)
+    return EpcisServices(
+        capture,
+        events,
+        named_queries,
+        subscriptions,
+        analyser,
+        event_reader,
+        guard,
+        http,
+        {"epcis_queries": EpcisQueriesRules()},
+    )

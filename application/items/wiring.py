@@ -1,0 +1,66 @@
+"""Builds the items capability: the collection service, files and master-data rules."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from application.core import Core
+from application.items.files import FilesRules, FilesService
+from application.items.master_data_rules import (
+    LocationRules,
+    ShipmentNoticeRules,
+    StandardIdentifiers,
+    identifier_schemes,
+)
+from application.items.service import BulkItems, CollectionRules, Guard, ItemsService
+from infrastructure.file_storage import FileStorage
+from projections.items.queries import ItemReader
+
+
+@dataclass(frozen=True)
+class ItemServices:
+    """The items capability as the API and the other capabilities use it."""
+
+    service: ItemsService
+    files: FilesService
+    #: The rules of the collections this capability owns.
+    rules: Mapping[str, CollectionRules]
+
+
+def build_items(
+    core: Core,
+    rules: Mapping[str, CollectionRules],
+    bulk: Mapping[str, BulkItems],
+    guard: Guard,
+) -> ItemServices:
+    """The items service over every collection. `rules` and `bulk` are the registries that
+    each capability fills with what its collections add; they are read at each call."""
+    settings = core.settings
+    service = ItemsService(
+        core.store,
+        ItemReader(core.database, core.schema),
+        core.schema,
+        rules,
+        core.follower,
+        core.blocking,
+        read_your_writes_timeout=settings.read_your_writes_timeout,
+        guard=guard,
+        bulk=bulk,
+    )
+    files_rules = FilesRules()
+    files = FilesService(
+        service,
+        FileStorage(Path(settings.uploads_dir)),
+        files_rules,
+        core.blocking,
+        max_upload_bytes=settings.max_upload_bytes,
+    )
+    schemes = identifier_schemes(settings.standard_identifiers)
+    own: dict[str, CollectionRules] = {
+        "files": files_rules,
+        "shipment_notice": ShipmentNoticeRules(),
+    }
+    for name, scheme in schemes.items():
+        kind = LocationRules if name == "location" else StandardIdentifiers
+        own[name] = kind(name, scheme, core.link_base)
+    return ItemServices(service, files, own)
