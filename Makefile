@@ -45,6 +45,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.item_search $(ITEM_BENCH_ARGS)
 	$(BIN)/python -m bench.codes $(CODE_BENCH_ARGS)
 	$(BIN)/python -m bench.flows $(FLOW_BENCH_ARGS)
+	$(BIN)/python -m bench.validation $(VALIDATION_BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -40,6 +40,10 @@ async def test_the_access_token_may_come_as_a_query_parameter(client: Client) ->
     _, body, _ = await login(client)
     response = await client.get("/users/me", params={"access_token": body["data"]["access_token"]})
     assert response.status == 200
+    assert (await response.json())["data"]["email"] == ADMIN["email"]
+    # Without the parameter the same request has no user.
+    status, payload = await call(client, "GET", "/users/me", token="")
+    assert (status, code(payload)) == (401, "INVALID_CREDENTIALS")
 
 
 async def test_a_token_in_both_header_and_query_is_refused(client: Client) -> None:

@@ -43,7 +43,9 @@ async def test_codes_follow_the_length_and_character_set(
     done = await finished_job(
         tracepoint, client, product=key, quantity=50, length=12, character_set="unambiguous"
     )
-    for c in await codes_of(client, identifier_job=done["id"]):
+    codes = await codes_of(client, identifier_job=done["id"])
+    assert len(codes) == 50
+    for c in codes:
         assert re.fullmatch(r"[2-9A-HJKMNP-Z]{12}", c["code"]), c["code"]
 
 
@@ -78,7 +80,10 @@ async def test_a_grai_job_makes_whole_grais_with_a_serial(
         length=10,
         domain={"company_prefix": "9521141", "asset_type": "12345"},
     )
-    for c in await codes_of(client, identifier_job=done["id"]):
+    codes = await codes_of(client, identifier_job=done["id"])
+    assert len(codes) == 2
+    assert len({c["code"] for c in codes}) == 2
+    for c in codes:
         fixed, serial = c["code"][:14], c["code"][14:]
         assert fixed[:13] == "0952114112345"
         assert fixed[13] == gs1_check_digit(fixed[:13])

@@ -102,6 +102,15 @@ async def test_a_deleted_name_can_be_defined_again(client: Client) -> None:
     assert body["query"] == {"EQ_bizStep": ["shipping"]}
 
 
+async def problem(response: Any) -> tuple[int, str, str]:
+    """The status, exception type and detail of an EPCIS exception response."""
+    assert response.content_type == "application/problem+json", await response.text()
+    body = await response.json()
+    assert body["status"] == response.status
+    assert body["title"] == {400: "Bad request", 404: "Not found"}[response.status]
+    return response.status, body["type"], body["detail"]
+
+
 async def test_unknown_query_is_404_for_read_delete_and_events(client: Client) -> None:
     for method, path in (
         ("GET", "/v2/epcis/queries/nope"),
@@ -109,32 +118,50 @@ async def test_unknown_query_is_404_for_read_delete_and_events(client: Client) -
         ("GET", "/v2/epcis/queries/nope/events"),
     ):
         response = await client.request(method, path, headers=AUTH)
-        assert response.status == 404, (method, path)
+        assert await problem(response) == (
+            404,
+            "epcisException:NoSuchNameException",
+            "No query named 'nope'",
+        ), (method, path)
 
 
 async def test_a_query_with_an_unknown_parameter_is_rejected_when_defined(client: Client) -> None:
     response = await define(client, {"name": "bad", "query": {"EQ_colour": ["red"]}})
-    assert response.status == 400
-    assert "EQ_colour" in (await response.json())["detail"]
+    assert await problem(response) == (
+        400,
+        "epcisException:QueryValidationException",
+        "query: EQ_colour is not a known EPCIS query parameter",
+    )
+    assert (await client.get("/v2/epcis/queries/bad", headers=AUTH)).status == 404
 
 
 async def test_a_definition_without_name_or_query_is_400(client: Client) -> None:
     bodies: list[Any] = [{"query": {"eventType": ["ObjectEvent"]}}, {"name": "x"}, [], "x"]
     for body in bodies:
         response = await define(client, body)
-        assert response.status == 400, body
+        assert await problem(response) == (
+            400,
+            "epcisException:QueryValidationException",
+            "The body needs 'name' and 'query'",
+        ), body
+    assert await (await client.get("/v2/epcis/queries", headers=AUTH)).json() == []
 
 
 async def test_a_name_that_cannot_be_a_path_segment_is_400(client: Client) -> None:
     response = await define(client, {"name": "a/b", "query": {"eventType": ["ObjectEvent"]}})
-    assert response.status == 400
+    status, kind, detail = await problem(response)
+    assert (status, kind) == (400, "epcisException:QueryValidationException")
+    assert detail.startswith("name must be 1 to 200 letters, digits, '.', '_', '~' or '-'")
+    assert await (await client.get("/v2/epcis/queries", headers=AUTH)).json() == []
 
 
 async def test_malformed_json_is_400(client: Client) -> None:
     response = await client.post(
         "/v2/epcis/queries", data=b"{", headers={**AUTH, "Content-Type": "application/json"}
     )
-    assert response.status == 400
+    status, kind, detail = await problem(response)
+    assert (status, kind) == (400, "epcisException:QueryValidationException")
+    assert detail.startswith("Body is not JSON: ")
 
 
 async def test_named_query_events_refuse_extra_query_parameters(client: Client) -> None:
@@ -142,4 +169,9 @@ async def test_named_query_events_refuse_extra_query_parameters(client: Client) 
     response = await client.get(
         "/v2/epcis/queries/receipts/events", params={"EQ_bizStep": "shipping"}, headers=AUTH
     )
-    assert response.status == 400
+    assert await problem(response) == (
+        400,
+        "epcisException:QueryParameterException",
+        "EQ_bizStep: a named query's parameters are fixed; only perPage and nextPageToken "
+        "may be given",
+    )

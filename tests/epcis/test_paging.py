@@ -2,6 +2,7 @@
 
 import asyncio
 import re
+import uuid
 from typing import Any
 
 from aiohttp.test_utils import TestClient
@@ -97,20 +98,24 @@ async def test_a_token_used_with_another_query_is_400(client: Client) -> None:
 async def test_paging_while_captures_go_on_never_skips_or_repeats(client: Client) -> None:
     await capture(client, document(*[object_event() for _ in range(20)]))
     before, _ = await page(client, "/v2/epcis/events", perPage="100")
+    assert len(before) == 20
 
-    async def keep_capturing() -> None:
-        for _ in range(5):
-            await capture(client, document(*[object_event() for _ in range(4)]))
-            await asyncio.sleep(0)
-
-    # The first page fixes the snapshot; the captures go on while the rest is paged.
+    # The first page fixes the snapshot; every later page is asked for while a capture runs.
     paged, next_url = await page(client, "/v2/epcis/events", perPage="3")
-    writer = asyncio.create_task(keep_capturing())
+    added: list[str] = []
     while next_url:
-        more, next_url = await page(client, next_url)
+        batch = [object_event(eventID=f"urn:uuid:{uuid.uuid4()}") for _ in range(4)]
+        captured, (more, next_url) = await asyncio.gather(
+            capture(client, document(*batch)), page(client, next_url)
+        )
+        assert captured.status == 201, await captured.text()
+        added += [e["eventID"] for e in batch]
         paged.extend(more)
-        await asyncio.sleep(0)
-    await writer
+        # The capture has landed: a new query sees it before the next page is asked for.
+        now, _ = await page(client, "/v2/epcis/events", perPage="100")
+        assert set(added) <= set(now)
+    assert len(added) == 6 * 4  # 20 events at 3 a page: 6 pages after the first
     assert paged == before
+    assert not set(added) & set(paged)
     everything = await all_pages(client, "/v2/epcis/events", perPage="50")
-    assert len(everything) == len(set(everything)) == 40
+    assert sorted(everything) == sorted(before + added)

@@ -1,7 +1,6 @@
 """The EPCIS 2.0 schema and the document validator, one rule at a time."""
 
 import copy
-import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -704,7 +703,7 @@ def test_a_capture_document_is_not_a_query_document(validator: DocumentValidator
     ]
 
 
-# Speed
+# Large documents (how fast they validate: bench/validation.py, part of `make bench`)
 
 
 def ten_thousand_events() -> dict[str, Any]:
@@ -721,29 +720,17 @@ def ten_thousand_events() -> dict[str, Any]:
     return document(*events)
 
 
-def timed(validator: DocumentValidator, doc: Any) -> tuple[list[Violation], float]:
-    started = time.perf_counter()
-    violations = validator.validate_capture(doc)
-    return violations, time.perf_counter() - started
+def test_a_ten_thousand_event_document_is_valid(validator: DocumentValidator) -> None:
+    assert validator.validate_capture(ten_thousand_events()) == []
 
 
-def test_a_ten_thousand_event_document_validates_well_under_a_second(
-    validator: DocumentValidator,
-) -> None:
-    violations, elapsed = timed(validator, ten_thousand_events())
-
-    assert violations == []
-    assert elapsed < 0.5
-
-
-def test_a_ten_thousand_event_document_is_explained_well_under_a_second(
+def test_a_ten_thousand_event_document_is_explained_down_to_its_last_event(
     validator: DocumentValidator,
 ) -> None:
     doc = ten_thousand_events()
     del doc["@context"]
     doc["epcisBody"]["eventList"][9_999]["action"] = "SHIPPING"
 
-    violations, elapsed = timed(validator, doc)
+    violations = validator.validate_capture(doc)
 
     assert [v.location for v in violations] == ["(root)", "epcisBody.eventList.9999.action"]
-    assert elapsed < 0.5

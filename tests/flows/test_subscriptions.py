@@ -9,10 +9,11 @@ from typing import Any
 
 import orjson
 import pytest
+from aiohttp import WSMsgType
 
 from application.runtime import Tracepoint
 from infrastructure.settings import Settings
-from tests.access.helpers import Client, user_with
+from tests.access.helpers import Client, code, ok, user_with
 from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import object_event
 from tests.flows.helpers import capture
@@ -199,9 +200,30 @@ async def test_bad_controls_are_a_400_subscription_controls_exception(
     assert message in body["detail"]
 
 
+async def problem(response: Any) -> tuple[int, str, str]:
+    """The status, exception type and detail of an EPCIS exception response."""
+    assert response.content_type == "application/problem+json", await response.text()
+    body = await response.json()
+    assert body["status"] == response.status
+    return response.status, body["type"], body["detail"]
+
+
+async def subscriptions(client: Client) -> list[dict[str, Any]]:
+    """Every subscription, as the admin sees them."""
+    response = await client.get("/v2/epcis/subscriptions", headers=AUTH)
+    assert response.status == 200, await response.text()
+    listed: list[dict[str, Any]] = await response.json()
+    return listed
+
+
 async def test_a_subscription_to_an_unknown_query_is_a_404(client: Client) -> None:
     response = await subscribe(client, "nothing", dest="http://127.0.0.1:9/x", stream=True)
-    assert response.status == 404
+    assert await problem(response) == (
+        404,
+        "epcisException:NoSuchNameException",
+        "No query named 'nothing'",
+    )
+    assert await subscriptions(client) == []
 
 
 async def test_the_spec_path_takes_the_query_name_in_the_body(
@@ -250,22 +272,44 @@ async def test_a_user_who_may_not_read_events_cannot_subscribe(client: Client) -
     response = await subscribe(
         client, name, token=nobody.token, dest="http://127.0.0.1:9/x", stream=True
     )
-    assert response.status == 403
+    assert await problem(response) == (
+        403,
+        "epcisException:SecurityException",
+        'You don\'t have permission to "read" EPCIS events.',
+    )
+    assert await subscriptions(client) == []
 
 
-async def test_a_websocket_receives_each_new_event_within_a_second(client: Client) -> None:
+async def test_a_websocket_receives_each_new_matching_event(
+    tracepoint: Tracepoint, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
     name = await named_query(client)
+    # Once the stream has fixed where it starts and found nothing, it waits for the read
+    # models to change: from then on every capture is new to it.
+    listening = asyncio.Event()
+    next_change = tracepoint.follower.next_change
+
+    async def noted(seconds: float, every: float = 0.05) -> None:
+        listening.set()
+        await next_change(seconds, every)
+
+    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
     socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=AUTH)
     try:
-        await asyncio.sleep(0.1)
-        started = time.monotonic()
-        await capture(client, object_event(), object_event(bizStep="receiving"))
-        message = await socket.receive(timeout=1.0)
-        latency = time.monotonic() - started
-        document = orjson.loads(message.data)
-        events = document["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
-        assert [e["bizStep"] for e in events] == ["shipping"]
-        assert latency < 1.0
+        await asyncio.wait_for(listening.wait(), 30)
+        first, skipped, second = object_event(), object_event(bizStep="receiving"), object_event()
+        await capture(client, first, skipped)
+        await capture(client, second)
+        received = []
+        for _ in range(2):
+            message = await socket.receive(timeout=30)
+            assert message.type == WSMsgType.TEXT, message
+            document = orjson.loads(message.data)
+            assert document["epcisBody"]["queryResults"]["queryName"] == name
+            events = document["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+            received.append([e["epcList"] for e in events])
+        # One document per event, in capture order; the receiving event is not among them.
+        assert received == [[first["epcList"]], [second["epcList"]]]
     finally:
         await socket.close()
 
@@ -299,6 +343,13 @@ class TestOwnNetwork:
             headers={**AUTH, "Content-Type": "application/json"},
         )
         assert response.status == 400
+        assert code(await response.json()) == "INVALID_PAYLOAD"
+        [error] = (await response.json())["errors"]
+        assert error["extensions"]["reason"] == (
+            '"url" its host 127.0.0.1 is an internal address (127.0.0.1); '
+            "TRACEPOINT_OUTBOUND_ALLOW_LIST can let it through"
+        )
+        assert await ok(client, "GET", "/items/epcis_connection") == []
 
 
 class TestAllowList:
@@ -317,4 +368,10 @@ class TestAllowList:
     async def test_what_the_list_does_not_name_is_refused(self, client: Client) -> None:
         name = await named_query(client)
         response = await subscribe(client, name, dest="http://127.0.0.1:9/other", stream=True)
-        assert response.status == 400
+        assert await problem(response) == (
+            400,
+            "epcisException:SubscriptionControlsException",
+            "'dest' its host 127.0.0.1 is an internal address (127.0.0.1); "
+            "TRACEPOINT_OUTBOUND_ALLOW_LIST can let it through",
+        )
+        assert await subscriptions(client) == []
