@@ -3,7 +3,7 @@
     python -m bench.validation [--events 10000] [--runs 5] [--limit 0.5]
 
 Validates, as capture does (`DocumentValidator.validate_capture`), the document of
-tests/infrastructure/test_epcis_schema.py's ten-thousand-event tests: once valid, and
+tests/epcis/test_schema.py's ten-thousand-event tests: once valid, and
 once without its `@context` and with a wrong action in its last event, which makes the
 validator explain each violation. Each case is validated once to warm up, then `--runs`
 times; the best run is the one least disturbed by whatever else the machine is doing.

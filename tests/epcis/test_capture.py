@@ -294,7 +294,7 @@ async def test_a_very_long_extension_value_is_stored_and_read_back(client: Clien
     (stored,) = await events(client)
     assert stored["ex:note"] == "n" * 9000
     assert stored["bizStep"] == long_step
-    # Values too long to index stay out of the index tables (projections/epcis_events.py)
+    # Values too long to index stay out of the index tables (projections/epcis/events.py)
     # without keeping the event's other fields out: a query on its EPC finds it.
     assert await events(client, MATCH_epc=event["epcList"][0]) == [stored]
 
