@@ -42,8 +42,13 @@ class CaptureLimitExceeded(Exception):
     """The document holds more events than this service captures in one request."""
 
 
-#: Who captures: the user and their account (multi-tenant installations).
-_Capturer = tuple[str | None, str | None]
+@dataclass(frozen=True)
+class Capturer:
+    """Who captures: the user (None for the public) and their account (multi-tenant
+    installations only)."""
+
+    user: str | None
+    account: str | None = None
 
 
 @dataclass
@@ -163,7 +168,7 @@ class CaptureService:
         """
         self.check_limit(document)
         outcome, position = await self._blocking.run(
-            self._capture, document, error_behaviour, (captured_by, account)
+            self._capture, document, error_behaviour, Capturer(captured_by, account)
         )
         if not await self._follower.wait_for(position, self._timeout):
             log.warning("capture %s stored but not yet queryable", outcome.capture_id)
@@ -196,7 +201,7 @@ class CaptureService:
         return prepared
 
     def _capture(
-        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: _Capturer
+        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: Capturer
     ) -> tuple[CaptureOutcome, int]:
         prepared = self._prepare(document, error_behaviour)
         capture_id = str(uuid.uuid4())
@@ -224,7 +229,7 @@ class CaptureService:
         capture_id: str,
         created_at: datetime,
         error_behaviour: ErrorBehaviour,
-        captured_by: _Capturer,
+        captured_by: Capturer,
     ) -> tuple[CaptureOutcome, int]:
         # Record times are stamped and stored in turn, across processes too, so they grow
         # with the log: a client polling GE_recordTime never misses a capture that
@@ -246,7 +251,7 @@ class CaptureService:
         capture_id: str,
         created_at: datetime,
         error_behaviour: ErrorBehaviour,
-        captured_by: _Capturer,
+        captured_by: Capturer,
     ) -> tuple[list[LoggedEvent], CaptureOutcome]:
         self._last_record_time = max(self._last_record_time, self._clock())
         record_time = format_record_time(self._last_record_time)
@@ -288,8 +293,8 @@ class CaptureService:
             events_already_present=outcome.events_already_present,
             events_rejected=outcome.events_rejected,
             errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
-            captured_by=captured_by[0],
-            account=captured_by[1],
+            captured_by=captured_by.user,
+            account=captured_by.account,
         )
         return self._store.append(job, *captured, derived=terms), outcome
 
