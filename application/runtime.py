@@ -54,7 +54,9 @@ from application.items.master_data_rules import (
     StandardIdentifiers,
     identifier_schemes,
 )
-from application.items.service import CollectionRules, ItemsService, Origin
+from application.items.rules import CollectionRules
+from application.items.service import ItemsService
+from application.items.unit_of_work import Origin
 from application.read_model_follower import ReadModelFollower
 from domain.access.outbound_targets import parse_allow_list
 from domain.access.policies import SYSTEM
