@@ -86,7 +86,7 @@ from projections.epcis.events import EpcisEventsProjection
 from projections.epcis.location_tree import LocationTree
 from projections.epcis.readers import ReadModels
 from projections.items.history import HistoryProjection
-from projections.items.queries import ItemReader
+from projections.items.reader import ItemReader
 from projections.items.records import RecordsProjection
 from projections.runner import ProjectionRunner
 

@@ -14,7 +14,7 @@ from domain.collections.schema import Collection, Schema
 from domain.collections.validation import validate
 from domain.collections.variables import VariableContext, resolve_value, resolve_variables
 from domain.masterdata.tenancy import ACCOUNT, ACCOUNT_FIELD
-from projections.items.queries import ItemReader
+from projections.items.reader import ItemReader
 
 
 @dataclass(frozen=True)

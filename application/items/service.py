@@ -36,7 +36,7 @@ from domain.collections.validation import validate
 from domain.collections.variables import resolve_variables
 from domain.records.history import masked
 from infrastructure.event_store import EventStore
-from projections.items.queries import ItemReader
+from projections.items.reader import ItemReader
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from domain.records.key_sequence import KeySequence
 from domain.records.record import Record, RecordDeleted
 from domain.records.unique_value import UniqueValue, ValueTaken
 from infrastructure.event_store import DuplicateAggregate, EventStore
-from projections.items.queries import ItemReader
+from projections.items.reader import ItemReader
 
 T = TypeVar("T")
 

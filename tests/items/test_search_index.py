@@ -13,7 +13,7 @@ from domain.collections.item_query import ItemQuery
 from domain.collections.schema import Collection, Field, FieldType, Schema
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
-from projections.items.queries import ItemReader, TextIndex, compile_search
+from projections.items.reader import ItemReader, TextIndex, compile_search
 from projections.items.records import RecordsProjection, collection_ddl
 
 T = FieldType
