@@ -14,7 +14,7 @@ from application.epcis.named_query_migration import migrate_named_queries
 from application.epcis.wiring import EpcisServices, build_epcis
 from application.flows.wiring import FlowServices, build_flows
 from application.items.catalogue import build_schema, record_collections
-from application.items.service import BulkItems, CollectionRules
+from application.items.rules import BulkItems, CollectionRules
 from application.items.wiring import ItemServices, build_items
 from application.read_model_follower import ReadModelFollower
 from infrastructure.attempt_store import AttemptStore

@@ -33,7 +33,7 @@ from domain.masterdata.catalogue import MASTER_DATA_COLLECTIONS
 from domain.masterdata.products import PRODUCT
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
-from projections.items.queries import ItemReader
+from projections.items.reader import ItemReader
 from projections.items.records import RecordsProjection, column_value
 from projections.search_index import drop_search_indexes
 

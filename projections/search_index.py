@@ -2,7 +2,7 @@
 substring filters find rows without reading every one.
 
 A collection's *search fields* are its string and text fields that are not concealed;
-`search` matches `LOWER(field) LIKE '%term%'` on them (see `projections.items.queries`).
+`search` matches `LOWER(field) LIKE '%term%'` on them (see `projections.items.search`).
 The indexes answer that same question, with the same answers:
 
 - **PostgreSQL**: the table gets a *search document*, a stored generated column

@@ -5,7 +5,8 @@ import logging
 from datetime import UTC, datetime
 
 from application.errors import Unprocessable
-from application.items.service import ItemsService, Origin
+from application.items.service import ItemsService
+from application.items.unit_of_work import Origin
 from domain.access.policies import SYSTEM
 from domain.collections.coercion import format_datetime
 from domain.collections.item_query import ItemQuery

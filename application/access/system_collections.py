@@ -10,7 +10,7 @@ from application.access.event_scope import EPCIS_EVENTS, rule_scope
 from application.access.outbox import Outbox
 from application.blocking import BlockingRunner
 from application.errors import InvalidPayload
-from application.items.service import CollectionRules, Item
+from application.items.rules import CollectionRules, Item
 from domain.access.collections import ACTIONS, normalise_email
 from domain.access.policies import Accountability
 from domain.collections.coercion import format_datetime

@@ -21,7 +21,8 @@ from application.errors import (
     RecordNotUnique,
     RequestsExceeded,
 )
-from application.items.service import ItemsService, Origin
+from application.items.service import ItemsService
+from application.items.unit_of_work import Origin
 from domain.access.collections import normalise_email
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.item_query import ItemQuery

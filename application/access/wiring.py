@@ -21,7 +21,8 @@ from application.access.throttle import Throttle
 from application.access.user_flows import FlowSettings, UserFlows, allow_list
 from application.blocking import BlockingRunner
 from application.core import Core
-from application.items.service import CollectionRules, ItemsService
+from application.items.rules import CollectionRules
+from application.items.service import ItemsService
 from infrastructure.access_tokens import AccessTokens
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.settings import Settings

@@ -13,7 +13,8 @@ from typing import Any
 
 from application.access.throttle import Throttle
 from application.blocking import BlockingRunner
-from application.items.service import Item, ItemsService
+from application.items.rules import Item
+from application.items.service import ItemsService
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import SYSTEM
 from domain.codes.integrity import DuplicateThresholds, Finding, PriorScan, ScanFacts, findings

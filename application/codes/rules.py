@@ -5,7 +5,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from application.errors import InvalidPayload
-from application.items.service import CollectionRules, Item, Related
+from application.items.rules import CollectionRules, Item, Related
 from domain.codes.chunk import CodeChunk
 from domain.codes.exports import EXPORT_TYPES
 from domain.codes.plans import PlanError, plan_job, product_gtin

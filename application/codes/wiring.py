@@ -17,7 +17,8 @@ from application.codes.rules import (
 from application.codes.work import CodeWork
 from application.core import Core
 from application.items.files import FilesService
-from application.items.service import BulkItems, CollectionRules, ItemsService
+from application.items.rules import BulkItems, CollectionRules
+from application.items.service import ItemsService
 from domain.codes.integrity import DuplicateThresholds
 from domain.codes.reserved import RESERVED_SEGMENTS
 from projections.codes.reader import CodeReader

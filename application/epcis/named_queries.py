@@ -16,7 +16,8 @@ from application.errors import (
     NotFound,
     RecordNotUnique,
 )
-from application.items.service import CollectionRules, Item, ItemsService
+from application.items.rules import CollectionRules, Item
+from application.items.service import ItemsService
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.item_query import ItemQuery
 from domain.epcis.event_query import QueryParameterError, parse_event_query

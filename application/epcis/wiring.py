@@ -12,7 +12,8 @@ from application.epcis.event_queries import EventQueryService
 from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
 from application.epcis.page_tokens import PageTokens
 from application.epcis.subscriptions import SubscriptionService
-from application.items.service import CollectionRules, ItemsService
+from application.items.rules import CollectionRules
+from application.items.service import ItemsService
 from domain.access.outbound_targets import parse_allow_list
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from application.epcis.delivery import OutboundGuard
 from application.errors import InvalidPayload
-from application.items.service import CollectionRules, Item, Related
+from application.items.rules import CollectionRules, Item, Related
 from domain.epcis.timestamps import timestamp_micros
 
 #: An HTTP header name (RFC 9110 token); values must not break the header's line.

@@ -11,7 +11,8 @@ from application.flows.control import FlowControl
 from application.flows.outbound import OutboundFlows
 from application.flows.publish_lot import LotPublisher
 from application.flows.rules import EpcisConnectionRules, OutboundFlowRules
-from application.items.service import CollectionRules, ItemsService
+from application.items.rules import CollectionRules
+from application.items.service import ItemsService
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ import orjson
 
 from application.blocking import BlockingRunner
 from application.errors import Forbidden, InvalidPayload, PlatformError, ServiceUnavailable
-from application.items.service import CollectionRules, Item, ItemsService, Related
+from application.items.rules import CollectionRules, Item, Related
+from application.items.service import ItemsService
 from domain.access.collections import FILES
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.coercion import format_datetime

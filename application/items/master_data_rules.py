@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from application.errors import InvalidPayload
-from application.items.service import CollectionRules, Item, Related
+from application.items.rules import CollectionRules, Item, Related
 from domain.gs1.identifiers import (
     IdentifierError,
     check_company_prefix,

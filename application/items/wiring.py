@@ -12,9 +12,11 @@ from application.items.master_data_rules import (
     StandardIdentifiers,
     identifier_schemes,
 )
-from application.items.service import BulkItems, CollectionRules, Guard, ItemsService
+from application.items.rules import BulkItems, CollectionRules
+from application.items.service import ItemsService
+from application.items.unit_of_work import Guard
 from infrastructure.file_storage import FileStorage
-from projections.items.queries import ItemReader
+from projections.items.reader import ItemReader
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from domain.collections.schema import Alias, Collection, Field, FieldType, Schem
 from domain.collections.selection import CONCEALED
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
-from projections.items.queries import ItemReader
+from projections.items.reader import ItemReader
 from projections.items.records import RecordsProjection
 
 T = FieldType

@@ -13,8 +13,9 @@ from domain.collections.item_query import ItemQuery
 from domain.collections.schema import Collection, Field, FieldType, Schema
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
-from projections.items.queries import ItemReader, TextIndex, compile_search
+from projections.items.reader import ItemReader
 from projections.items.records import RecordsProjection, collection_ddl
+from projections.items.search import TextIndex, compile_search
 
 T = FieldType
 NOTES = Collection(
