@@ -26,15 +26,12 @@ from application.throttle import Throttle
 from domain.access.policies import Accountability
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.one_time_passwords import matching_step
-from infrastructure.passwords import hash_password, hash_token, verify_password
+from infrastructure.passwords import hash_token, verify_password
 from infrastructure.session_store import SessionStore
 from projections.access_reader import UserCredentials
 
 Mode = Literal["json", "cookie", "session"]
 MODES: tuple[Mode, ...] = ("json", "cookie", "session")
-
-#: Verified when the e-mail is unknown, so an unknown address costs what a known one does.
-_DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
 
 
 @dataclass(frozen=True)
@@ -151,7 +148,8 @@ class Authenticator:
             raise RequestsExceeded(wait, self._throttle.per_minute)
         user = await self._blocking.run(self._access.reader.user_by_email, email)
         stored = user.password_hash if user is not None else None
-        matches = await self._passwords.run(verify_password, stored or _DUMMY_HASH, password)
+        # Without a stored hash this costs what checking one does (see `verify_password`).
+        matches = await self._passwords.run(verify_password, stored or None, password)
         if user is None or stored is None or not matches or user.status != "active":
             await self._failed(user)
             raise InvalidCredentials()

@@ -72,6 +72,7 @@ from infrastructure.file_storage import FileStorage
 from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now
 from infrastructure.instance_store import InstanceStore
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
+from infrastructure.passwords import set_hash_cost
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
 from projections.access_reader import AccessReader
@@ -148,6 +149,7 @@ class Tracepoint:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        set_hash_cost(settings.password_hash_time_cost, settings.password_hash_memory_kib)
         self.schema = build_schema(settings.multi_tenant)
         url = DatabaseUrl.parse(settings.database_url)
         self.database = Database(url, pool_size=settings.database_pool_size)

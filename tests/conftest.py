@@ -26,6 +26,9 @@ AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 SERVER_URL = os.environ.get(
     "TRACEPOINT_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
+#: Password hashes as cheap as Argon2id allows: hashing at the production cost (see
+#: tests/access/test_authentication.py) would take most of the suite's time.
+CHEAP_PASSWORD_HASHES = {"password_hash_time_cost": 1, "password_hash_memory_kib": 32}
 
 
 def _with_database(url: str, dbname: str, query: str = "") -> str:
@@ -70,7 +73,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 
 def make_settings(database_url: str, **overrides: Any) -> Settings:
-    """Settings for a test service: fixed admin credentials, fast polling."""
+    """Settings for a test service: fixed admin credentials, fast polling, cheap hashes."""
     values: dict[str, Any] = {
         "database_url": database_url,
         "secret": "test-secret",
@@ -86,6 +89,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "background_work": False,
         # Test partners and webhook receivers listen on the loopback interface.
         "outbound_allow_list": "127.0.0.0/8",
+        **CHEAP_PASSWORD_HASHES,
     }
     values.update(overrides)
     return Settings(**values)
