@@ -2,7 +2,7 @@
 
 PostgreSQL tests use a database created for this run and a fresh schema per test, so runs
 never see each other's data. Where no server is reachable they are skipped, except in CI
-(`CI=true`), where they fail.
+(`CI` set to a true value: 1, true, yes or on, in any case), where they fail.
 """
 
 import os
@@ -31,6 +31,11 @@ SERVER_URL = os.environ.get(
 CHEAP_PASSWORD_HASHES = {"password_hash_time_cost": 1, "password_hash_memory_kib": 32}
 
 
+def is_true(value: str | None) -> bool:
+    """Whether an environment variable says yes: 1, true, yes or on, in any case."""
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 def _with_database(url: str, dbname: str, query: str = "") -> str:
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, "/" + dbname, query, ""))
@@ -42,7 +47,7 @@ def postgres_database() -> Iterator[str]:
     try:
         admin = psycopg.connect(SERVER_URL, autocommit=True, connect_timeout=3)
     except psycopg.OperationalError as exc:
-        if os.environ.get("CI", "").lower() == "true":
+        if is_true(os.environ.get("CI")):
             pytest.fail(f"PostgreSQL is mandatory in CI and unreachable at {SERVER_URL}: {exc}")
         pytest.skip(f"no PostgreSQL at {SERVER_URL}")
     name = f"tracepoint_test_{os.getpid()}_{secrets.token_hex(4)}"
