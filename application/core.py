@@ -11,6 +11,7 @@ from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
 from infrastructure.event_store import EventStore
 from infrastructure.instance_store import InstanceStore
+from infrastructure.passwords import Passwords
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
 from projections.access.reader import AccessReader
@@ -33,6 +34,8 @@ class Core:
     follower: ReadModelFollower
     background: Background
     access_reader: AccessReader
+    #: Password hashes at the cost the settings give.
+    passwords: Passwords
     #: Signs page tokens and access tokens.
     secret: str
 

@@ -4,8 +4,15 @@ and starts and stops them."""
 import secrets
 from dataclasses import dataclass
 
-from application.access.bootstrap import AdminBootstrap, BootstrapCredentials
-from application.access.wiring import AccessServices, admin_guard, build_access
+from application.access.bootstrap import (
+    AdminBootstrap,
+    BootstrapCredentials,
+)
+from application.access.wiring import (
+    AccessServices,
+    admin_guard,
+    build_access,
+)
 from application.background import Background
 from application.blocking import BlockingRunner
 from application.codes.wiring import CodeServices, build_codes
@@ -22,6 +29,7 @@ from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.event_store import EventStore
 from infrastructure.instance_store import InstanceStore
+from infrastructure.passwords import Passwords
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
 from projections.access.reader import AccessReader
@@ -106,6 +114,7 @@ def build_core(settings: Settings) -> Core:
         follower=ReadModelFollower(projections, blocking, settings.projection_poll_interval),
         background=Background(),
         access_reader=access_reader,
+        passwords=Passwords(settings.password_hash_time_cost, settings.password_hash_memory_kib),
         secret=secret,
     )
 
@@ -144,7 +153,7 @@ class Tracepoint:
         """Create the bootstrap admin if needed and start following the log."""
         settings = self.settings
         self.bootstrap_credentials = await self.blocking.run(
-            AdminBootstrap(self.store).ensure_admin,
+            AdminBootstrap(self.store, self.core.passwords).ensure_admin,
             settings.admin_email,
             settings.admin_password.get_secret_value() if settings.admin_password else None,
             settings.admin_token.get_secret_value() if settings.admin_token else None,

@@ -1,24 +1,55 @@
 """Password and token hashing."""
 
 import hashlib
+import secrets
+import threading
 
 from argon2 import PasswordHasher
 from argon2.exceptions import VerificationError
 
-_hasher = PasswordHasher()
+#: Argon2id passes and memory (KiB) of new password hashes unless the settings say
+#: otherwise: argon2-cffi's defaults (RFC 9106's low-memory profile).
+DEFAULT_TIME_COST = 3
+DEFAULT_MEMORY_KIB = 65_536
 
 
-def hash_password(password: str) -> str:
-    """An Argon2id hash of a password (slow on purpose: call it off the event loop)."""
-    return _hasher.hash(password)
+class Passwords:
+    """Argon2id password hashes at the cost the settings give (`password_hash_time_cost`,
+    `password_hash_memory_kib`). Existing hashes verify whatever the cost: each names its
+    own parameters. Slow on purpose: call it off the event loop."""
 
+    def __init__(
+        self, time_cost: int = DEFAULT_TIME_COST, memory_kib: int = DEFAULT_MEMORY_KIB
+    ) -> None:
+        self._hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_kib)
+        self._lock = threading.Lock()
+        #: A hash of a random password at this cost, made when first needed.
+        self._dummy: str | None = None
 
-def verify_password(password_hash: str, password: str) -> bool:
-    """Whether the password matches the hash."""
-    try:
-        return _hasher.verify(password_hash, password)
-    except VerificationError:
-        return False
+    def hash(self, password: str) -> str:
+        """An Argon2id hash of a password."""
+        return self._hasher.hash(password)
+
+    def verify(self, password_hash: str | None, password: str) -> bool:
+        """Whether the password matches the hash. Without a hash (an unknown user) it is
+        checked against a random one of this cost, so that costs what a known user does,
+        and never matches."""
+        if password_hash is None:
+            self._check(self._dummy_hash(), password)
+            return False
+        return self._check(password_hash, password)
+
+    def _check(self, password_hash: str, password: str) -> bool:
+        try:
+            return self._hasher.verify(password_hash, password)
+        except VerificationError:
+            return False
+
+    def _dummy_hash(self) -> str:
+        with self._lock:
+            if self._dummy is None:
+                self._dummy = self._hasher.hash(secrets.token_urlsafe(16))
+            return self._dummy
 
 
 def hash_token(token: str) -> str:

@@ -7,6 +7,7 @@ from pydantic import AliasChoices, BeforeValidator, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from infrastructure.durations import parse_duration
+from infrastructure.passwords import DEFAULT_MEMORY_KIB, DEFAULT_TIME_COST
 
 #: Seconds; in the environment written `900000` (milliseconds), `15m`, `12h` or `7d`.
 Duration = Annotated[float, BeforeValidator(parse_duration)]
@@ -55,6 +56,18 @@ class Settings(BaseSettings):
         default=0.5, gt=0, description="Seconds between polls of the event log."
     )
     database_pool_size: int = Field(default=8, ge=1)
+    password_hash_time_cost: int = Field(
+        default=DEFAULT_TIME_COST,
+        ge=1,
+        description="Argon2id passes of a password hash. Keep the default in production; "
+        "the tests lower it, as hashing dominates their run time.",
+    )
+    password_hash_memory_kib: int = Field(
+        default=DEFAULT_MEMORY_KIB,
+        ge=32,
+        description="KiB of memory an Argon2id password hash takes (at least 32). Keep the "
+        "default in production.",
+    )
 
     access_token_ttl: Duration = Field(
         default=15 * 60.0,

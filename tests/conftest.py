@@ -1,16 +1,18 @@
 """Shared fixtures: every service test runs on SQLite and on PostgreSQL.
 
-PostgreSQL tests use a database created for this run and a fresh schema per test, so runs
-never see each other's data. Where no server is reachable they are skipped, except in CI
-(`CI=true`), where they fail.
+PostgreSQL tests use databases created for this run (dropped at its end) and a fresh
+schema per test, or, where they start the service, a schema emptied and checked after an
+earlier test (see `tests/databases.py`), so runs never see each other's data. Where no
+server is reachable they are skipped, except in CI (`CI` set to a true value: 1, true,
+yes or on, in any case), where they fail.
 """
 
+import contextlib
 import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
@@ -19,6 +21,12 @@ from aiohttp.test_utils import TestClient
 from api.app import create_app
 from application.runtime import Tracepoint
 from infrastructure.settings import Settings
+from tests.databases import (
+    PostgresDatabases,
+    SQLiteDatabases,
+    drop_databases,
+    with_database,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ADMIN_TOKEN = "test-admin-token-" + secrets.token_hex(8)
@@ -26,37 +34,109 @@ AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 SERVER_URL = os.environ.get(
     "TRACEPOINT_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
+#: Names this test run (set by the first process; xdist's workers inherit it).
+_RUN = "TRACEPOINT_TEST_RUN"
+#: Password hashes as cheap as Argon2id allows: hashing at the production cost (see
+#: tests/access/test_authentication.py) would take most of the suite's time.
+CHEAP_PASSWORD_HASHES = {"password_hash_time_cost": 1, "password_hash_memory_kib": 32}
 
 
-def _with_database(url: str, dbname: str, query: str = "") -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + dbname, query, ""))
+def is_true(value: str | None) -> bool:
+    """Whether an environment variable says yes: 1, true, yes or on, in any case."""
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _require_postgres() -> None:
+    """Skip the test where no PostgreSQL answers, or fail it in CI."""
+    try:
+        psycopg.connect(SERVER_URL, connect_timeout=3).close()
+    except psycopg.OperationalError as exc:
+        if is_true(os.environ.get("CI")):
+            pytest.fail(f"PostgreSQL is mandatory in CI and unreachable at {SERVER_URL}: {exc}")
+        pytest.skip(f"no PostgreSQL at {SERVER_URL}")
+
+
+def _database_prefix() -> str:
+    """The start of the names of this run's databases (all its workers')."""
+    return f"tracepoint_test_run_{os.environ[_RUN]}_"
+
+
+def _database_name(use: str) -> str:
+    """The name of this worker's database for one use."""
+    return f"{_database_prefix()}{os.environ.get('PYTEST_XDIST_WORKER', 'main')}_{use}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Name the run, so that its workers' databases can be told from other runs'."""
+    # The workers, started later, inherit it.
+    os.environ.setdefault(_RUN, secrets.token_hex(4))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Drop the run's databases once every worker is done (dropping them together is
+    quicker than one at a time: see `drop_databases`)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    with contextlib.suppress(psycopg.OperationalError):  # no server: no database either
+        drop_databases(SERVER_URL, _database_prefix())
 
 
 @pytest.fixture(scope="session")
-def postgres_database() -> Iterator[str]:
-    """A PostgreSQL database of this test run, dropped at the end."""
-    try:
-        admin = psycopg.connect(SERVER_URL, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"PostgreSQL is mandatory in CI and unreachable at {SERVER_URL}: {exc}")
-        pytest.skip(f"no PostgreSQL at {SERVER_URL}")
-    name = f"tracepoint_test_{os.getpid()}_{secrets.token_hex(4)}"
-    with admin:
+def postgres_database() -> str:
+    """A PostgreSQL database of this test run and worker, dropped at the end of the run."""
+    _require_postgres()
+    name = _database_name("schemas")
+    with psycopg.connect(SERVER_URL, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
+    return with_database(SERVER_URL, name)
+
+
+@pytest.fixture(scope="session")
+def postgres_service_databases() -> Iterator[PostgresDatabases]:
+    """This worker's PostgreSQL schemas for started services, in a database of their own
+    (dropped at the end of the run)."""
+    _require_postgres()
+    databases = PostgresDatabases(SERVER_URL, _database_name("services"))
     try:
-        yield _with_database(SERVER_URL, name)
+        yield databases
     finally:
-        with psycopg.connect(SERVER_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        databases.close()
+
+
+@pytest.fixture(scope="session")
+def sqlite_service_databases(tmp_path_factory: pytest.TempPathFactory) -> SQLiteDatabases:
+    """This worker's SQLite templates for started services."""
+    return SQLiteDatabases(tmp_path_factory.mktemp("templates"))
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database: a SQLite file, or a new schema in the run's PostgreSQL DB."""
+    """A fresh, empty database: a SQLite file, or a new schema in the run's PostgreSQL DB.
+
+    Where the test starts the service (the `tracepoint` fixture), the database is made
+    when it starts, with the tables it makes ready and empty (see `tests/databases.py`).
+    """
+    starts_service = "tracepoint" in request.fixturenames
+    databases: SQLiteDatabases | PostgresDatabases
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'tracepoint.db'}"
+        path = tmp_path / "tracepoint.db"
+        if not starts_service:
+            yield f"sqlite:///{path}"
+            return
+        databases = request.getfixturevalue("sqlite_service_databases")
+        url = databases.reserve(path)
+        try:
+            yield url
+        finally:
+            databases.release(url)
+        return
+    if starts_service:
+        databases = request.getfixturevalue("postgres_service_databases")
+        url = databases.reserve()
+        try:
+            yield url
+        finally:
+            databases.release(url)
         return
     database: str = request.getfixturevalue("postgres_database")
     schema = "t_" + secrets.token_hex(6)
@@ -70,7 +150,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 
 def make_settings(database_url: str, **overrides: Any) -> Settings:
-    """Settings for a test service: fixed admin credentials, fast polling."""
+    """Settings for a test service: fixed admin credentials, fast polling, cheap hashes."""
     values: dict[str, Any] = {
         "database_url": database_url,
         "secret": "test-secret",
@@ -86,6 +166,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "background_work": False,
         # Test partners and webhook receivers listen on the loopback interface.
         "outbound_allow_list": "127.0.0.0/8",
+        **CHEAP_PASSWORD_HASHES,
     }
     values.update(overrides)
     return Settings(**values)
@@ -98,8 +179,15 @@ def settings(database_url: str) -> Settings:
 
 
 @pytest.fixture
-async def tracepoint(settings: Settings) -> AsyncIterator[Tracepoint]:
+async def tracepoint(
+    settings: Settings, request: pytest.FixtureRequest
+) -> AsyncIterator[Tracepoint]:
     """A started service on the test database."""
+    # The test's database is made now, from the template of these settings' tables.
+    backend = "sqlite" if settings.database_url.startswith("sqlite") else "postgres"
+    databases: SQLiteDatabases | PostgresDatabases
+    databases = request.getfixturevalue(f"{backend}_service_databases")
+    databases.prepare(settings)
     service = Tracepoint(settings)
     await service.start()
     try:

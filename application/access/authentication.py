@@ -26,15 +26,12 @@ from application.errors import (
 from domain.access.policies import Accountability
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.one_time_passwords import matching_step
-from infrastructure.passwords import hash_password, hash_token, verify_password
+from infrastructure.passwords import Passwords, hash_token
 from infrastructure.session_store import SessionStore
 from projections.access.reader import UserCredentials
 
 Mode = Literal["json", "cookie", "session"]
 MODES: tuple[Mode, ...] = ("json", "cookie", "session")
-
-#: Verified when the e-mail is unknown, so an unknown address costs what a known one does.
-_DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
 
 
 @dataclass(frozen=True)
@@ -71,7 +68,8 @@ class Authenticator:
         lifetimes: TokenLifetimes,
         *,
         throttle: Throttle,
-        passwords: BlockingRunner,
+        passwords: Passwords,
+        password_checks: BlockingRunner,
         suspend: Callable[[str], Awaitable[None]],
         signed_in: Callable[[str, str | None, str | None], Awaitable[None]],
         clock: Callable[[], float] = time.time,
@@ -84,6 +82,7 @@ class Authenticator:
         self.lifetimes = lifetimes
         self._throttle = throttle
         # Password checks run apart, so a burst of logins cannot hold up every request.
+        self._password_checks = password_checks
         self._passwords = passwords
         self._suspend = suspend
         self._clock = clock
@@ -151,7 +150,8 @@ class Authenticator:
             raise RequestsExceeded(wait, self._throttle.per_minute)
         user = await self._blocking.run(self._access.reader.user_by_email, email)
         stored = user.password_hash if user is not None else None
-        matches = await self._passwords.run(verify_password, stored or _DUMMY_HASH, password)
+        # Without a stored hash this costs what checking one does (`Passwords.verify`).
+        matches = await self._password_checks.run(self._passwords.verify, stored, password)
         if user is None or stored is None or not matches or user.status != "active":
             await self._failed(user)
             raise InvalidCredentials()

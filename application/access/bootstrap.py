@@ -16,7 +16,7 @@ from domain.collections.schema import Collection
 from domain.records.record import Record
 from domain.records.unique_value import UniqueValue
 from infrastructure.event_store import DuplicateAggregate, EventStore
-from infrastructure.passwords import hash_password, hash_token
+from infrastructure.passwords import Passwords, hash_token
 
 
 def _fixed_id(name: str) -> str:
@@ -43,9 +43,14 @@ class AdminBootstrap:
     """Creates the first records of a fresh installation."""
 
     def __init__(
-        self, store: EventStore, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self,
+        store: EventStore,
+        passwords: Passwords,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._store = store
+        self._passwords = passwords
         self._clock = clock
 
     def ensure_admin(
@@ -71,7 +76,7 @@ class AdminBootstrap:
             email = email or "admin@tracepoint.local"
             password = password or secrets.token_urlsafe(18)
             token = token or secrets.token_urlsafe(32)
-            password_hash, token_hash = hash_password(password), hash_token(token)
+            password_hash, token_hash = self._passwords.hash(password), hash_token(token)
             credentials = BootstrapCredentials(email, password, token, generated)
         email = normalise_email(email)
         records = [

@@ -18,7 +18,7 @@ from domain.collections.filters import parse_filter
 from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.epcis.event_rules import EventRuleError
 from infrastructure.mailer import Mail
-from infrastructure.passwords import hash_password, hash_token
+from infrastructure.passwords import Passwords, hash_token
 from infrastructure.session_store import SessionStore
 from projections.access.reader import AccessReader
 
@@ -32,9 +32,12 @@ class UsersRules(CollectionRules):
     """E-mail addresses are unique and lower-case; passwords and static tokens are kept
     only as hashes; a new password or address ends the user's sessions."""
 
-    def __init__(self, sessions: SessionStore, blocking: BlockingRunner) -> None:
+    def __init__(
+        self, sessions: SessionStore, blocking: BlockingRunner, passwords: Passwords
+    ) -> None:
         self._sessions = sessions
         self._blocking = blocking
+        self._passwords = passwords
 
     def prepare(self, values: Item, *, creating: bool) -> Item:
         """Normalise the e-mail; hash the password and the static token."""
@@ -47,7 +50,7 @@ class UsersRules(CollectionRules):
         if values.get("password") is not None:
             if not str(values["password"]):
                 raise InvalidPayload('"password" must not be empty')
-            values["password"] = hash_password(str(values["password"]))
+            values["password"] = self._passwords.hash(str(values["password"]))
         if values.get("token") is not None:
             if len(str(values["token"])) < 16:
                 raise InvalidPayload('"token" must be at least 16 characters long')

@@ -29,7 +29,7 @@ from domain.collections.item_query import ItemQuery
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.mailer import Mail
 from infrastructure.one_time_passwords import new_secret, provisioning_url, valid_otp
-from infrastructure.passwords import verify_password
+from infrastructure.passwords import Passwords
 from projections.access.reader import AccessReader, UserCredentials
 
 #: Seconds a link in an e-mail stays valid.
@@ -88,6 +88,7 @@ class UserFlows:
         settings: FlowSettings,
         blocking: BlockingRunner,
         throttle: Throttle,
+        passwords: Passwords,
     ) -> None:
         # Each request that sends a mail to an address of the requester's choosing takes
         # a place: nobody floods an inbox through the service.
@@ -98,6 +99,7 @@ class UserFlows:
         self._tokens = tokens
         self._outbox = outbox
         self._settings = settings
+        self._passwords = passwords
 
     # -- registration --------------------------------------------------------------
 
@@ -242,7 +244,7 @@ class UserFlows:
         Nothing is stored until the secret is enabled with a code it produced."""
         user = await self._signed_in(caller)
         if user.password_hash is None or not await self._blocking.run(
-            verify_password, user.password_hash, password
+            self._passwords.verify, user.password_hash, password
         ):
             raise InvalidCredentials()
         if user.tfa_secret:

@@ -70,7 +70,8 @@ def build_access(core: Core, items: ItemsService) -> AccessServices:
             settings.login_failures_per_minute,
             settings.login_attempts,
         ),
-        passwords=password_checks,
+        passwords=core.passwords,
+        password_checks=password_checks,
         suspend=status.suspend,
         signed_in=status.signed_in,
     )
@@ -90,10 +91,11 @@ def build_access(core: Core, items: ItemsService) -> AccessServices:
         ),
         core.blocking,
         Throttle(core.attempts, core.blocking, "mail", settings.mail_requests_per_minute),
+        core.passwords,
     )
     names = [c.name for c in core.schema] + list(EXTRA_PERMISSION_COLLECTIONS)
     rules: dict[str, CollectionRules] = {
-        "users": UsersRules(core.sessions, core.blocking),
+        "users": UsersRules(core.sessions, core.blocking, core.passwords),
         "roles": RolesRules(core.access_reader),
         "policies": PoliciesRules(),
         "permissions": PermissionsRules(lambda: names),

@@ -6,11 +6,13 @@ from typing import Any
 import jwt
 import pytest
 from aiohttp.test_utils import TestClient
+from argon2 import PasswordHasher
 
 from api.app import create_app
 from application.runtime import Tracepoint
 from infrastructure.access_tokens import signing_key
 from infrastructure.settings import Settings
+from projections.access.reader import AccessReader
 from tests.access.helpers import Client, call, code, ok, user_with
 from tests.conftest import make_settings
 
@@ -288,3 +290,34 @@ async def test_changing_ones_own_password_keeps_this_sign_in_and_ends_the_others
     kept = await client.post("/auth/refresh", json={"refresh_token": this["refresh_token"]})
     ended = await client.post("/auth/refresh", json={"refresh_token": other["refresh_token"]})
     assert (kept.status, ended.status) == (200, 401)
+
+
+async def test_the_production_password_cost_hashes_and_signs_in(
+    database_url: str, aiohttp_client: Any
+) -> None:
+    """The other tests make cheap hashes (`CHEAP_PASSWORD_HASHES`); with the default
+    settings the admin's password is hashed at Argon2id's default cost and still signs in."""
+    defaults = {
+        name: Settings.model_fields[name].default
+        for name in ("password_hash_time_cost", "password_hash_memory_kib")
+    }
+    hasher = PasswordHasher()
+    assert defaults == {
+        "password_hash_time_cost": hasher.time_cost,
+        "password_hash_memory_kib": hasher.memory_cost,
+    }
+    settings = make_settings(database_url, **defaults)
+    service = Tracepoint(settings)
+    await service.start()
+    try:
+        client: Client = await aiohttp_client(create_app(service, manage_lifecycle=False))
+        status, _, _ = await login(client)
+        assert status == 200
+        wrong, _, _ = await login(client, password="nope")
+        assert wrong == 401
+        user = AccessReader(service.database).user_by_email(ADMIN["email"])
+        assert user is not None
+        assert user.password_hash is not None
+        assert user.password_hash.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+    finally:
+        await service.stop()

@@ -1,0 +1,124 @@
+"""The databases the service under test gets (`tests/databases.py`): new for every test."""
+
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+
+from application.runtime import Tracepoint
+from infrastructure.database import Database
+from infrastructure.database_url import DatabaseUrl
+from tests.conftest import make_settings
+from tests.databases import PostgresDatabases, SQLiteDatabases
+
+
+def _server_side(url: str) -> tuple[str, str]:
+    """The URL of a schema's database, and the schema."""
+    parts = urlsplit(url)
+    return urlunsplit((*parts[:3], "", "")), parts.query.removeprefix("schema=")
+
+
+def _schema_oid(url: str) -> int:
+    database, schema = _server_side(url)
+    with psycopg.connect(database) as conn:
+        row = conn.execute("SELECT %s::text::regnamespace::oid", (schema,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _rows_and_sequences(url: str) -> tuple[int, list[object]]:
+    """Rows in all the schema's tables, and its sequences' last values."""
+    database, schema = _server_side(url)
+    with psycopg.connect(database) as conn:
+        tables = conn.execute(
+            "SELECT format('%%I.%%I', schemaname, tablename) FROM pg_tables WHERE schemaname = %s",
+            (schema,),
+        ).fetchall()
+        assert len(tables) > 40
+        rows = 0
+        for (table,) in tables:
+            counted = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
+            assert counted is not None
+            rows += int(counted[0])
+        sequences = conn.execute(
+            "SELECT last_value FROM pg_sequences WHERE schemaname = %s", (schema,)
+        ).fetchall()
+    return rows, [value for (value,) in sequences]
+
+
+async def _run_service(url: str) -> int:
+    """Start and stop a service on `url`; the log position its start reached."""
+    service = Tracepoint(make_settings(url))
+    await service.start()
+    try:
+        return service.store.max_position()
+    finally:
+        await service.stop()
+
+
+@pytest.mark.postgres
+async def test_a_schema_is_kept_emptied_and_given_again_as_new(
+    postgres_service_databases: PostgresDatabases,
+) -> None:
+    databases = postgres_service_databases
+    first = databases.reserve()
+    databases.prepare(make_settings(first))
+    reached = await _run_service(first)
+    assert reached > 0
+    kept = _schema_oid(first)
+    databases.release(first)
+
+    second = databases.reserve()
+    databases.prepare(make_settings(second))
+    assert _schema_oid(second) == kept
+    assert _rows_and_sequences(second) == (0, [None])
+    # The log starts again at its beginning.
+    assert await _run_service(second) == reached
+    databases.release(second)
+
+
+@pytest.mark.postgres
+async def test_a_schema_whose_shape_a_test_changed_is_not_kept(
+    postgres_service_databases: PostgresDatabases,
+) -> None:
+    databases = postgres_service_databases
+    first = databases.reserve()
+    databases.prepare(make_settings(first))
+    await _run_service(first)
+    changed = _schema_oid(first)
+    database = Database(DatabaseUrl.parse(first))
+    with database.transaction() as conn:
+        conn.execute("ALTER TABLE users ADD COLUMN nickname TEXT")
+    database.close()
+    databases.release(first)
+
+    second = databases.reserve()
+    databases.prepare(make_settings(second))
+    assert _schema_oid(second) != changed
+    await _run_service(second)
+    database = Database(DatabaseUrl.parse(second))
+    with database.transaction(write=False) as conn:
+        columns = conn.fetchall(
+            "SELECT column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND table_name = 'users'"
+        )
+    database.close()
+    assert ("nickname",) not in columns
+    databases.release(second)
+
+
+async def test_a_sqlite_database_is_a_copy_of_an_empty_template(
+    sqlite_service_databases: SQLiteDatabases, tmp_path: Path
+) -> None:
+    databases = sqlite_service_databases
+    first = databases.reserve(tmp_path / "first.db")
+    databases.prepare(make_settings(first))
+    assert (tmp_path / "first.db").exists()
+    reached = await _run_service(first)
+    databases.release(first)
+
+    second = databases.reserve(tmp_path / "second.db")
+    databases.prepare(make_settings(second))
+    assert await _run_service(second) == reached
+    databases.release(second)
