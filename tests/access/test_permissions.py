@@ -360,9 +360,12 @@ async def epcis(client: Client, method: str, path: str, token: str, body: Any = 
 async def test_capture_needs_create_on_epcis_event(client: Client) -> None:
     reader = await user_with(client, {"collection": "epcis_event", "action": "read"})
     writer = await user_with(client, {"collection": "epcis_event", "action": "create"})
-    doc = document(object_event())
+    event = numbered(1)
+    doc = document(event)
     assert await epcis(client, "POST", "/v2/epcis/capture", reader.token, doc) == 403
+    assert await event_ids(client, ADMIN_TOKEN) == []
     assert await epcis(client, "POST", "/v2/epcis/capture", writer.token, doc) == 201
+    assert await event_ids(client, ADMIN_TOKEN) == ids(event)
 
 
 async def test_queries_need_read_on_epcis_event(client: Client) -> None:
