@@ -44,11 +44,12 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
             return platform_error(405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed.")
         return platform_error(exc.status, "INVALID_PAYLOAD", exc.reason)
     except Exception as exc:
-        if is_epcis(request):
-            answer = epcis_error(request, exc)
-            if answer is not None:
-                return answer
-        elif isinstance(exc, PlatformError):
+        answer = epcis_error(request, exc) if is_epcis(request) else None
+        if answer is not None:
+            return answer
+        if isinstance(exc, PlatformError):
+            # On either family: a platform failure the EPCIS table does not name (a 503
+            # when writes keep colliding) keeps its own status and Directus answer.
             return error_response(exc)
         log.exception("unhandled error on %s %s", request.method, request.path)
         if is_epcis(request):

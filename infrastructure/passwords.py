@@ -2,10 +2,9 @@
 
 import hashlib
 import secrets
-import threading
 
 from argon2 import PasswordHasher
-from argon2.exceptions import VerificationError
+from argon2.exceptions import InvalidHashError, VerificationError
 
 #: Argon2id passes and memory (KiB) of new password hashes unless the settings say
 #: otherwise: argon2-cffi's defaults (RFC 9106's low-memory profile).
@@ -22,9 +21,8 @@ class Passwords:
         self, time_cost: int = DEFAULT_TIME_COST, memory_kib: int = DEFAULT_MEMORY_KIB
     ) -> None:
         self._hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_kib)
-        self._lock = threading.Lock()
-        #: A hash of a random password at this cost, made when first needed.
-        self._dummy: str | None = None
+        #: A hash of a random password at this cost, checked for unknown users.
+        self._dummy = self._hasher.hash(secrets.token_urlsafe(16))
 
     def hash(self, password: str) -> str:
         """An Argon2id hash of a password."""
@@ -34,22 +32,17 @@ class Passwords:
         """Whether the password matches the hash. Without a hash (an unknown user) it is
         checked against a random one of this cost, so that costs what a known user does,
         and never matches."""
-        if password_hash is None:
-            self._check(self._dummy_hash(), password)
+        if not password_hash:
+            self._check(self._dummy, password)
             return False
         return self._check(password_hash, password)
 
     def _check(self, password_hash: str, password: str) -> bool:
         try:
             return self._hasher.verify(password_hash, password)
-        except VerificationError:
+        except (VerificationError, InvalidHashError):
+            # A stored value that is no hash of ours matches no password.
             return False
-
-    def _dummy_hash(self) -> str:
-        with self._lock:
-            if self._dummy is None:
-                self._dummy = self._hasher.hash(secrets.token_urlsafe(16))
-            return self._dummy
 
 
 def hash_token(token: str) -> str:

@@ -155,6 +155,12 @@ WHERE c.relnamespace = %(schema)s::text::regnamespace AND c.relkind IN ('r', 'p'
 """
 
 
+#: The projection runner's bookkeeping. A freshly built schema has rows in these (each
+#: projection's shape, and position 0); emptying restores those rows, so a kept schema is
+#: what a new service leaves behind, and a table of another shape is rebuilt as it would be.
+_BOOKKEEPING = ("projection_positions", "projection_shapes")
+
+
 class PostgresDatabases:
     """Schemas for the service under test in one PostgreSQL database of this worker.
 
@@ -184,6 +190,7 @@ class PostgresDatabases:
         self._kept: dict[tuple[bool, ...], list[str]] = {}
         self._waiting: dict[str, str] = {}  # URL: schema
         self._made: dict[str, tuple[bool, ...]] = {}  # schema: shape
+        self._bookkeeping: dict[tuple[bool, ...], dict[str, list[tuple[object, ...]]]] = {}
         self._count = 0
 
     def reserve(self) -> str:
@@ -205,8 +212,14 @@ class PostgresDatabases:
         kept = self._kept[key]
         if kept:
             name = kept.pop()
-            used = self._conn.execute(_USED_SQL, {"schema": name}).fetchall()
+            used = [
+                table
+                for (table,) in self._conn.execute(_USED_SQL, {"schema": name}).fetchall()
+                if table.rpartition(".")[2] not in _BOOKKEEPING
+            ]
             assert not used, f"kept schema {name} is not empty: {used}"
+            bookkeeping = self._read_bookkeeping(name)
+            assert bookkeeping == self._bookkeeping[key], f"kept schema {name}: {bookkeeping}"
             self._conn.execute(f'ALTER SCHEMA "{name}" RENAME TO "{schema}"')
         else:
             self._conn.execute(f'CREATE SCHEMA "{schema}"')
@@ -219,8 +232,9 @@ class PostgresDatabases:
         self._conn.execute(f'CREATE SCHEMA "{name}"')
         _build(settings, f"{self._url}?schema={name}")
         self._shapes[key] = self._shape(name)
+        self._bookkeeping[key] = self._read_bookkeeping(name)
         self._kept[key] = []
-        self._empty(name)
+        self._empty(name, key)
         self._kept[key].append(name)
 
     def release(self, url: str) -> None:
@@ -231,7 +245,7 @@ class PostgresDatabases:
             return
         try:
             if self._shape(schema) == self._shapes[key]:
-                self._empty(schema)
+                self._empty(schema, key)
                 name = self._new_name()
                 self._conn.execute(f'ALTER SCHEMA "{schema}" RENAME TO "{name}"')
                 self._kept[key].append(name)
@@ -249,8 +263,15 @@ class PostgresDatabases:
         assert row is not None
         return str(row[0])
 
-    def _empty(self, schema: str) -> None:
-        """Make the schema's tables, sequences and statistics as new."""
+    def _read_bookkeeping(self, schema: str) -> dict[str, list[tuple[object, ...]]]:
+        return {
+            table: self._conn.execute(f'SELECT * FROM "{schema}".{table} ORDER BY 1').fetchall()
+            for table in _BOOKKEEPING
+        }
+
+    def _empty(self, schema: str, key: tuple[bool, ...]) -> None:
+        """Make the schema's tables, sequences and statistics as new, with the runner's
+        bookkeeping as a new service leaves it."""
         with self._conn.transaction():
             self._conn.execute("SET LOCAL lock_timeout = '10s'")
             tables = [row[0] for row in self._conn.execute(_USED_SQL, {"schema": schema})]
@@ -273,6 +294,12 @@ class PostgresDatabases:
                 " WHERE relnamespace = %s::text::regnamespace",
                 (schema,),
             )
+            for table, rows in self._bookkeeping[key].items():
+                for row in rows:
+                    self._conn.execute(
+                        f'INSERT INTO "{schema}".{table} VALUES ({", ".join(["%s"] * len(row))})',
+                        row,
+                    )
 
     def close(self) -> None:
         """Close the connection; the database is dropped with the run's others at the end

@@ -27,13 +27,19 @@ def _schema_oid(url: str) -> int:
     return int(row[0])
 
 
+#: What a freshly built schema holds: each projection's position (0) and shape.
+BOOKKEEPING = frozenset({"projection_positions", "projection_shapes"})
+
+
 def _rows_and_sequences(url: str) -> tuple[int, list[object]]:
-    """Rows in all the schema's tables, and its sequences' last values."""
+    """Rows in the schema's tables but the runner's bookkeeping, and its sequences' last
+    values."""
     database, schema = _server_side(url)
     with psycopg.connect(database) as conn:
         tables = conn.execute(
-            "SELECT format('%%I.%%I', schemaname, tablename) FROM pg_tables WHERE schemaname = %s",
-            (schema,),
+            "SELECT format('%%I.%%I', schemaname, tablename) FROM pg_tables"
+            " WHERE schemaname = %s AND NOT tablename = ANY(%s)",
+            (schema, list(BOOKKEEPING)),
         ).fetchall()
         assert len(tables) > 40
         rows = 0
@@ -45,6 +51,14 @@ def _rows_and_sequences(url: str) -> tuple[int, list[object]]:
             "SELECT last_value FROM pg_sequences WHERE schemaname = %s", (schema,)
         ).fetchall()
     return rows, [value for (value,) in sequences]
+
+
+def _positions(url: str) -> dict[str, int]:
+    """The projections' positions in a schema, as the runner keeps them."""
+    database, schema = _server_side(url)
+    with psycopg.connect(database) as conn:
+        rows = conn.execute(f'SELECT name, position FROM "{schema}".projection_positions')
+        return {str(name): int(position) for name, position in rows.fetchall()}
 
 
 async def _run_service(url: str) -> int:
@@ -73,6 +87,8 @@ async def test_a_schema_is_kept_emptied_and_given_again_as_new(
     databases.prepare(make_settings(second))
     assert _schema_oid(second) == kept
     assert _rows_and_sequences(second) == (0, [None])
+    assert _positions(second) == dict.fromkeys(_positions(second), 0)
+    assert len(_positions(second)) == 6
     # The log starts again at its beginning.
     assert await _run_service(second) == reached
     databases.release(second)

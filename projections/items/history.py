@@ -20,7 +20,7 @@ from projections.projection import Projection
 _ACTIVITY_COLUMNS = ("id", "action", "user", "timestamp", "ip", "user_agent", "collection", "item")
 _REVISION_COLUMNS = ("id", "activity", "collection", "item", "data", "delta")
 
-#: The only field a sign-in writes (`Tracepoint._signed_in`).
+#: The only field a sign-in writes (`AccountStatus.signed_in`).
 _SIGN_IN_FIELDS = frozenset({"last_access"})
 
 

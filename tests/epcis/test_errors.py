@@ -2,12 +2,14 @@
 
 import orjson
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 
 from api.epcis.errors import ERROR_HEADERS, epcis_error
+from api.middleware import errors
 from application.access.event_scope import AuthenticationRequired
 from application.epcis.named_queries import UnknownQuery
-from application.errors import Forbidden, NotFound
+from application.errors import Forbidden, NotFound, ServiceUnavailable
 
 
 def _answer(exc: Exception, **headers: str) -> tuple[int, dict[str, object], dict[str, str]]:
@@ -54,3 +56,11 @@ def test_route_headers_ride_on_every_error_of_the_route() -> None:
 def test_a_failure_the_table_does_not_know_is_left_to_the_caller() -> None:
     request = make_mocked_request("GET", "/v2/epcis/events")
     assert epcis_error(request, RuntimeError("boom")) is None
+
+
+async def test_a_platform_failure_the_table_does_not_name_keeps_its_status() -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        raise ServiceUnavailable("Writes keep colliding")
+
+    response = await errors(make_mocked_request("POST", "/v2/epcis/queries"), handler)
+    assert response.status == 503

@@ -25,3 +25,8 @@ def test_hashes_of_another_cost_still_verify() -> None:
 def test_no_hash_matches_no_password() -> None:
     assert not CHEAP.verify(None, "")
     assert not CHEAP.verify(None, "secret")
+
+
+def test_a_stored_value_that_is_no_hash_matches_no_password() -> None:
+    assert not CHEAP.verify("", "")
+    assert not CHEAP.verify("not-a-hash", "not-a-hash")
