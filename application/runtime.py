@@ -9,20 +9,20 @@ from application.access.bootstrap import (
     BootstrapCredentials,
 )
 from application.access.wiring import (
-    AccessServices,
+    AccessCapability,
     admin_guard,
     build_access,
 )
 from application.background import Background
 from application.blocking import BlockingRunner
-from application.codes.wiring import CodeServices, build_codes
+from application.codes.wiring import CodesCapability, build_codes
 from application.core import Core
 from application.epcis.named_query_migration import migrate_named_queries
-from application.epcis.wiring import EpcisServices, build_epcis
-from application.flows.wiring import FlowServices, build_flows
+from application.epcis.wiring import EpcisCapability, build_epcis
+from application.flows.wiring import FlowsCapability, build_flows
 from application.items.catalogue import build_schema, record_collections
 from application.items.rules import BulkItems, CollectionRules
-from application.items.wiring import ItemServices, build_items
+from application.items.wiring import ItemsCapability, build_items
 from application.read_model_follower import ReadModelFollower
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
@@ -134,11 +134,11 @@ class Tracepoint:
         # the items service reads both registries at each call.
         rules: dict[str, CollectionRules] = {}
         bulk: dict[str, BulkItems] = {}
-        self.items: ItemServices = build_items(core, rules, bulk, admin_guard(core).check)
-        self.epcis: EpcisServices = build_epcis(core, self.items.service)
-        self.access: AccessServices = build_access(core, self.items.service)
-        self.codes: CodeServices = build_codes(core, self.items.service, self.items.files)
-        self.flows: FlowServices = build_flows(core, self.items.service, self.epcis)
+        self.items: ItemsCapability = build_items(core, rules, bulk, admin_guard(core).check)
+        self.epcis: EpcisCapability = build_epcis(core, self.items.service)
+        self.access: AccessCapability = build_access(core, self.items.service)
+        self.codes: CodesCapability = build_codes(core, self.items.service, self.items.files)
+        self.flows: FlowsCapability = build_flows(core, self.items.service, self.epcis)
         for capability in (self.items, self.epcis, self.access, self.codes, self.flows):
             rules.update(capability.rules)
         bulk.update(self.codes.bulk)

@@ -29,7 +29,7 @@ from infrastructure.settings import Settings
 
 
 @dataclass(frozen=True)
-class AccessServices:
+class AccessCapability:
     """The access capability as the API and the other capabilities use it."""
 
     authenticator: Authenticator
@@ -45,7 +45,7 @@ def admin_guard(core: Core) -> AdminGuard:
     return AdminGuard(core.access_reader)
 
 
-def build_access(core: Core, items: ItemsService) -> AccessServices:
+def build_access(core: Core, items: ItemsService) -> AccessCapability:
     """Sign-in, the flows that reach users by e-mail, and the rules of the access-control
     collections."""
     settings = core.settings
@@ -101,7 +101,7 @@ def build_access(core: Core, items: ItemsService) -> AccessServices:
         "permissions": PermissionsRules(lambda: names),
         "notifications": NotificationsRules(core.access_reader, core.blocking, outbox),
     }
-    return AccessServices(authenticator, user_flows, outbox, password_checks, rules)
+    return AccessCapability(authenticator, user_flows, outbox, password_checks, rules)
 
 
 def _mailer(settings: Settings) -> Mailer:

@@ -25,7 +25,7 @@ from projections.codes.reader import CodeReader
 
 
 @dataclass(frozen=True)
-class CodeServices:
+class CodesCapability:
     """The codes capability as the API, the tests and the timer use it."""
 
     reader: CodeReader
@@ -39,7 +39,7 @@ class CodeServices:
     bulk: Mapping[str, BulkItems]
 
 
-def build_codes(core: Core, items: ItemsService, files: FilesService) -> CodeServices:
+def build_codes(core: Core, items: ItemsService, files: FilesService) -> CodesCapability:
     """The code use cases, with their timers registered on the core's background."""
     settings = core.settings
     reader = CodeReader(core.database, multi_tenant=settings.multi_tenant)
@@ -100,7 +100,7 @@ def build_codes(core: Core, items: ItemsService, files: FilesService) -> CodeSer
         "code_reservation": CodeReservationRules(max_quantity, wake),
         "unique_code": UniqueCodeRules(),
     }
-    return CodeServices(
+    return CodesCapability(
         reader,
         jobs,
         pools,

@@ -23,7 +23,7 @@ from projections.epcis.readers import ReadModels
 
 
 @dataclass(frozen=True)
-class EpcisServices:
+class EpcisCapability:
     """The EPCIS capability as the API and the other capabilities use it."""
 
     capture: CaptureService
@@ -38,7 +38,7 @@ class EpcisServices:
     rules: Mapping[str, CollectionRules]
 
 
-def build_epcis(core: Core, items: ItemsService) -> EpcisServices:
+def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
     """The EPCIS use cases over the event store and the query tables."""
     settings = core.settings
     read_models = ReadModels(core.database)
@@ -83,7 +83,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisServices:
         core.schema["epcis_subscription"],
     )
     core.background.every("subscriptions", settings.flow_poll_interval, subscriptions.deliver_due)
-    return EpcisServices(
+    return EpcisCapability(
         capture,
         events,
         named_queries,

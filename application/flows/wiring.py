@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from application.access.accountability import AccessService
 from application.core import Core
 from application.epcis.delivery import DeliverySettings
-from application.epcis.wiring import EpcisServices
+from application.epcis.wiring import EpcisCapability
 from application.flows.control import FlowControl
 from application.flows.outbound import OutboundFlows
 from application.flows.publish_lot import LotPublisher
@@ -16,7 +16,7 @@ from application.items.service import ItemsService
 
 
 @dataclass(frozen=True)
-class FlowServices:
+class FlowsCapability:
     """The flows capability as the API, the tests and the timer use it."""
 
     outbound: OutboundFlows
@@ -25,7 +25,7 @@ class FlowServices:
     rules: Mapping[str, CollectionRules]
 
 
-def build_flows(core: Core, items: ItemsService, epcis: EpcisServices) -> FlowServices:
+def build_flows(core: Core, items: ItemsService, epcis: EpcisCapability) -> FlowsCapability:
     """Flows over EPCIS's event reader and delivery, with their timer registered."""
     settings = core.settings
     outbound = OutboundFlows(
@@ -55,6 +55,6 @@ def build_flows(core: Core, items: ItemsService, epcis: EpcisServices) -> FlowSe
             epcis.event_reader.position_before_record_time, wake
         ),
     }
-    return FlowServices(
+    return FlowsCapability(
         outbound, FlowControl(items, outbound, settle), LotPublisher(items, epcis.capture), rules
     )

@@ -20,7 +20,7 @@ from projections.items.reader import ItemReader
 
 
 @dataclass(frozen=True)
-class ItemServices:
+class ItemsCapability:
     """The items capability as the API and the other capabilities use it."""
 
     service: ItemsService
@@ -34,7 +34,7 @@ def build_items(
     rules: Mapping[str, CollectionRules],
     bulk: Mapping[str, BulkItems],
     guard: Guard,
-) -> ItemServices:
+) -> ItemsCapability:
     """The items service over every collection. `rules` and `bulk` are the registries that
     each capability fills with what its collections add; they are read at each call."""
     settings = core.settings
@@ -65,4 +65,4 @@ def build_items(
     for name, scheme in schemes.items():
         kind = LocationRules if name == "location" else StandardIdentifiers
         own[name] = kind(name, scheme, core.link_base)
-    return ItemServices(service, files, own)
+    return ItemsCapability(service, files, own)
