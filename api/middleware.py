@@ -4,6 +4,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from api.epcis.errors import epcis_error
 from api.epcis.responses import epcis_exception
@@ -26,6 +27,20 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return platform_error(404, "ROUTE_NOT_FOUND", "No such resource")
     try:
         return await handler(request)
+    except (web.RequestPayloadError, HttpProcessingError) as exc:
+        # The body could not be read as sent (e.g. a corrupt gzip or deflate stream).
+        cause = exc.__cause__ if isinstance(exc.__cause__, HttpProcessingError) else exc
+        code = cause.code if isinstance(cause, HttpProcessingError) else 400
+        status = code if 400 <= code < 500 else 400
+        message = f"The request body cannot be read: {_reason(exc)}"
+        refusal = (
+            epcis_exception(status, "ValidationException", message)
+            if is_epcis(request)
+            else platform_error(status, "INVALID_PAYLOAD", message)
+        )
+        # The rest of the body cannot be read either: the connection ends with the answer.
+        refusal.force_close()
+        return refusal
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -55,3 +70,10 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         if is_epcis(request):
             return epcis_exception(500, "ImplementationException", "An internal error occurred")
         return platform_error(500, "INTERNAL_SERVER_ERROR", "An unexpected error occurred.")
+
+
+def _reason(exc: BaseException) -> str:
+    """What the body reader said, down to the decoder's own words."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return str(exc) or type(exc).__name__

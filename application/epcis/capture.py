@@ -17,6 +17,7 @@ from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.event_hash import document_context, document_ignore_fields
 from domain.epcis.index_terms import EventTerms
+from domain.epcis.nesting import nesting_violation
 from domain.epcis.storable import event_id_violations, nul_violations
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
@@ -141,6 +142,9 @@ class CaptureService:
 
     def validate(self, document: Any) -> list[Violation]:
         """Every violation of the schema, the CBV rules and what storing needs ([] if valid)."""
+        too_deep = nesting_violation(document)
+        if too_deep is not None:
+            return [too_deep]
         violations = self._validator.validate_capture(document)
         violations.extend(event_id_violations(document))
         # Serialising is a fast way to learn whether any text holds a NUL at all; only

@@ -3,6 +3,7 @@
 from typing import Any
 
 import orjson
+import pytest
 from aiohttp.test_utils import TestClient
 
 from application.runtime import Tracepoint
@@ -365,3 +366,45 @@ async def test_capture_options_advertise_limits_and_error_behaviours(client: Cli
     assert response.status == 204
     assert response.headers["GS1-Capture-Error-Behaviour"] == "rollback, proceed"
     assert "GS1-EPCIS-Capture-Limit" in response.headers
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    """A valid document whose one event carries an extension nested `depth` levels deep."""
+    value: Any = "bottom"
+    for _ in range(depth):
+        value = {"example:deeper": value}
+    return document(object_event(**{"example:nest": value}))
+
+
+@pytest.mark.parametrize("path", ["/v2/epcis/capture", "/v2/epcis/validate"])
+async def test_a_document_nested_hundreds_of_levels_deep_is_400_naming_the_limit(
+    client: Client, path: str
+) -> None:
+    response = await client.post(path, json=_nested(300), headers=AUTH)
+    assert response.status == 400
+    text = await response.text()
+    assert text.startswith("EPCIS Document is invalid;\n(root): The document nests objects")
+    assert "deeper than 128 levels (at epcisBody.eventList.0.example:nest" in text
+    assert await events(client) == []
+
+
+async def test_a_document_nested_less_than_the_limit_is_captured(client: Client) -> None:
+    response = await client.post("/v2/epcis/capture", json=_nested(100), headers=AUTH)
+    assert response.status == 201, await response.text()
+    assert len(await events(client)) == 1
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+@pytest.mark.parametrize("path", ["/v2/epcis/capture", "/v2/epcis/validate"])
+async def test_a_corrupt_compressed_body_is_400_saying_it_cannot_be_read(
+    client: Client, path: str, encoding: str
+) -> None:
+    headers = {**AUTH, "Content-Type": "application/json", "Content-Encoding": encoding}
+    response = await client.post(path, data=b"\x1f\x8b not really compressed", headers=headers)
+    assert response.status == 400
+    body = await response.json(content_type="application/problem+json")
+    assert body["type"] == "epcisException:ValidationException"
+    assert body["detail"].startswith("The request body cannot be read:")
+    assert f"Can not decode content-encoding: {encoding}" in body["detail"]
+    assert response.headers["Connection"] == "close"
+    assert await events(client) == []

@@ -1,6 +1,7 @@
 """`/items/<collection>`: the generic endpoints of the item collections, as the admin."""
 
 from tests.access.helpers import Client, call, code, ok
+from tests.conftest import AUTH
 
 
 async def test_an_organisation_is_created_and_read_back_at_its_key(client: Client) -> None:
@@ -353,3 +354,14 @@ async def test_a_date_filter_compares_dates(client: Client) -> None:
         params={"filter[expiry_date][_lt]": "2026-02-01", "fields": "lot_number"},
     )
     assert found == [{"lot_number": "A"}]
+
+
+async def test_a_corrupt_gzip_body_is_400_invalid_payload(client: Client) -> None:
+    headers = {**AUTH, "Content-Type": "application/json", "Content-Encoding": "gzip"}
+    response = await client.post("/items/product", data=b"\x1f\x8b broken", headers=headers)
+    assert response.status == 400
+    [error] = (await response.json())["errors"]
+    assert error["extensions"]["code"] == "INVALID_PAYLOAD"
+    assert error["message"].startswith("The request body cannot be read:")
+    listed = await client.get("/items/product", headers=AUTH)
+    assert (await listed.json())["data"] == []
