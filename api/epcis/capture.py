@@ -64,7 +64,7 @@ class CaptureView(web.View):
 
     async def get(self) -> web.Response:
         """The newest capture jobs first."""
-        jobs = await service(self.request).epcis.capture.jobs(100, caller(self.request).accounts)
+        jobs = await service(self.request).epcis.capture.jobs(100, caller(self.request))
         return json_response([_job_body(job) for job in jobs], headers=_limits(self.request))
 
     async def options(self) -> web.Response:
@@ -100,7 +100,7 @@ def _job_body(job: CaptureJobRow) -> dict[str, Any]:
 async def capture_job(request: web.Request) -> web.Response:
     """One capture job: counts, timestamps, errors."""
     capture_id = request.match_info["capture_id"]
-    job = await service(request).epcis.capture.job(capture_id, caller(request).accounts)
+    job = await service(request).epcis.capture.job(capture_id, caller(request))
     if job is None:
         raise NotFound(f"No capture job with ID '{capture_id}'")
     return json_response(_job_body(job))

@@ -35,6 +35,15 @@ def request_scope(caller: Accountability, action: str) -> EventScope:
         raise
 
 
+def reads_by_rule(caller: Accountability) -> bool:
+    """Whether an item rule limits which events the caller reads. Such a caller sees only
+    the capture jobs it made itself: a job's errors quote values of events it may not see."""
+    if caller.admin:
+        return False
+    access = caller.access(EPCIS_EVENTS, "read")
+    return access is None or access.rule is not None
+
+
 def event_scope(caller: Accountability, action: str) -> EventScope:
     """Capture needs `create`, queries and named queries `read`; Forbidden otherwise.
 

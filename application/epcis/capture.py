@@ -10,9 +10,11 @@ from typing import Any
 
 import orjson
 
+from application.access.event_scope import reads_by_rule
 from application.blocking import BlockingRunner
 from application.epcis.analysis import EventAnalyser, EventAnalysis, Unnamed
 from application.read_model_follower import ReadModelFollower
+from domain.access.policies import Accountability
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.event_hash import document_context, document_ignore_fields
@@ -302,18 +304,21 @@ class CaptureService:
         )
         return self._store.append(job, *captured, derived=terms), outcome
 
-    async def job(
-        self, capture_id: str, accounts: tuple[str, ...] | None = None
-    ) -> CaptureJobRow | None:
-        """The capture job with this ID, or None (also when it is of an account other than
-        `accounts`, when given)."""
+    async def job(self, capture_id: str, caller: Accountability) -> CaptureJobRow | None:
+        """The capture job with this ID, or None when there is none the caller may read:
+        of its accounts, and its own when a rule limits the events it reads."""
         job = await self._blocking.run(self._read_models.capture_job, capture_id)
-        if job is None or (accounts is not None and job.account not in accounts):
+        if job is None or (caller.accounts is not None and job.account not in caller.accounts):
+            return None
+        if reads_by_rule(caller) and (caller.user is None or job.captured_by != caller.user):
             return None
         return job
 
-    async def jobs(
-        self, limit: int, accounts: tuple[str, ...] | None = None
-    ) -> list[CaptureJobRow]:
-        """The newest capture jobs (of these accounts, when given)."""
-        return await self._blocking.run(self._read_models.capture_jobs, limit, None, accounts)
+    async def jobs(self, limit: int, caller: Accountability) -> list[CaptureJobRow]:
+        """The newest capture jobs the caller may read (see `job`)."""
+        captured_by = caller.user if reads_by_rule(caller) else None
+        if reads_by_rule(caller) and captured_by is None:
+            return []
+        return await self._blocking.run(
+            self._read_models.capture_jobs, limit, None, caller.accounts, captured_by
+        )

@@ -72,9 +72,13 @@ class ReadModels:
         return _job(row) if row is not None else None
 
     def capture_jobs(
-        self, limit: int, before_position: int | None, accounts: Sequence[str] | None = None
+        self,
+        limit: int,
+        before_position: int | None,
+        accounts: Sequence[str] | None = None,
+        captured_by: str | None = None,
     ) -> list[CaptureJobRow]:
-        """The newest capture jobs first (of these accounts only, when given)."""
+        """The newest capture jobs first (of these accounts, and by this user, when given)."""
         sql = (
             "SELECT capture_id, error_behaviour, created_at, finished_at, events_received,"
             " events_stored, events_already_present, events_rejected, errors, captured_by,"
@@ -86,6 +90,9 @@ class ReadModels:
             params.append(before_position)
         if accounts is not None:
             sql += " AND " + in_list("account", accounts, params)
+        if captured_by is not None:
+            sql += " AND captured_by = ?"
+            params.append(captured_by)
         sql += " ORDER BY position DESC LIMIT ?"
         params.append(limit)
         with self._db.transaction(write=False) as conn:

@@ -621,3 +621,60 @@ async def test_the_public_policy_can_open_epcis_queries_to_everyone(client: Clie
     listed = (await response.json())["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
     assert [e["eventID"] for e in listed] == ids(event)
     assert (await client.post("/v2/epcis/capture", json=document(object_event()))).status == 401
+
+
+async def _capture_as(client: Client, token: str, *events: dict[str, Any]) -> str:
+    response = await client.post(
+        "/v2/epcis/capture", json=document(*events), headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status == 201, await response.text()
+    return str((await response.json())["captureID"])
+
+
+async def _job_ids(client: Client, token: str) -> list[str]:
+    response = await client.get("/v2/epcis/capture", headers={"Authorization": f"Bearer {token}"})
+    assert response.status == 200, await response.text()
+    return sorted(job["captureID"] for job in await response.json())
+
+
+async def _job_status(client: Client, token: str, capture_id: str) -> int:
+    return await epcis(client, "GET", f"/v2/epcis/capture/{capture_id}", token)
+
+
+def _site_partner(site: str) -> list[dict[str, Any]]:
+    return [
+        {"collection": "epcis_event", "action": "create"},
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"bizLocation": {"_eq": site}},
+        },
+    ]
+
+
+async def test_a_partner_limited_by_a_read_rule_reads_only_its_own_capture_jobs(
+    client: Client,
+) -> None:
+    here, there = (
+        await user_with(client, *_site_partner(HERE)),
+        await user_with(client, *_site_partner(THERE)),
+    )
+    mine = await _capture_as(client, here.token, numbered(1, bizLocation={"id": HERE}))
+    theirs = await _capture_as(client, there.token, numbered(2, bizLocation={"id": THERE}))
+    admins = await _capture_as(client, ADMIN_TOKEN, numbered(3, bizLocation={"id": THERE}))
+    assert await _job_ids(client, here.token) == [mine]
+    assert (
+        await _job_status(client, here.token, mine),
+        await _job_status(client, here.token, theirs),
+        await _job_status(client, here.token, admins),
+    ) == (200, 404, 404)
+    assert await _job_ids(client, ADMIN_TOKEN) == sorted([mine, theirs, admins])
+
+
+async def test_a_reader_without_a_rule_reads_every_capture_job(client: Client) -> None:
+    writer = await user_with(client, {"collection": "epcis_event", "action": "create"})
+    reader = await user_with(client, {"collection": "epcis_event", "action": "read"})
+    written = await _capture_as(client, writer.token, numbered(1))
+    by_admin = await _capture_as(client, ADMIN_TOKEN, numbered(2))
+    assert await _job_ids(client, reader.token) == sorted([written, by_admin])
+    assert await _job_status(client, reader.token, written) == 200
