@@ -30,9 +30,12 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     except (web.RequestPayloadError, HttpProcessingError) as exc:
         # The body could not be read as sent (e.g. a corrupt gzip or deflate stream).
         cause = exc.__cause__ if isinstance(exc.__cause__, HttpProcessingError) else exc
-        code = cause.code if isinstance(cause, HttpProcessingError) else 400
+        if isinstance(cause, HttpProcessingError):
+            code, reason = cause.code, cause.message.strip()
+        else:
+            code, reason = 400, str(cause)
         status = code if 400 <= code < 500 else 400
-        message = f"The request body cannot be read: {_reason(exc)}"
+        message = f"The request body cannot be read: {reason or type(cause).__name__}"
         refusal = (
             epcis_exception(status, "ValidationException", message)
             if is_epcis(request)
@@ -70,10 +73,3 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         if is_epcis(request):
             return epcis_exception(500, "ImplementationException", "An internal error occurred")
         return platform_error(500, "INTERNAL_SERVER_ERROR", "An unexpected error occurred.")
-
-
-def _reason(exc: BaseException) -> str:
-    """What the body reader said, down to the decoder's own words."""
-    while exc.__cause__ is not None:
-        exc = exc.__cause__
-    return str(exc) or type(exc).__name__
