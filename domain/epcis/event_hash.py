@@ -25,21 +25,27 @@ usual shapes straight from the JSON values and gives every other field to the tr
 several times quicker, and where it answers the answer is the tree's (the tests hold the
 two side by side).
 
-Why one module of ~650 lines: both paths must produce the same string from the same
-canonical tables (field order, CBV typing, value canonicalisation); kept side by side, a
-change to one path is seen next to the other. Split, the two would drift.
+Both paths read one set of tables: the canonical order of fields (`hash_order.py`) and
+the canonical form of values (`hash_values.py`), so they cannot disagree on either.
 """
 
 import hashlib
-import math
-import re
 from collections.abc import Callable, Collection, Mapping
-from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
-from domain.epcis.cbv import normalise_cbv, replace_cbv_urns
-from domain.gs1 import canonical_epc
+from domain.epcis.cbv import normalise_cbv
+from domain.epcis.hash_order import (
+    COMMENTS,
+    EVENT_ORDER,
+    NESTED_SCOPES,
+    NOT_HASHED,
+    PAIR_LISTS,
+    PAIR_MEMBERS,
+    RENAMED,
+    VOCABULARY_FIELDS,
+    Order,
+)
+from domain.epcis.hash_values import canonical_text, canonical_value, utc_milliseconds
 
 HASH_PREFIX = "ni:///sha-256;"
 HASH_SUFFIX = "?ver=CBV2.0"
@@ -49,125 +55,6 @@ HASH_SUFFIX = "?ver=CBV2.0"
 # JSON lists become repeated children, as in XML.
 _Node = tuple[str, str, list["_Node"]]
 
-# A canonical order: field name → (its position, the order of its own fields if any,
-# whether its value is a timestamp).
-_Order = dict[str, tuple[int, "_Order | None", bool]]
-
-
-def _order(*fields: str | tuple[str, "_Order"]) -> _Order:
-    order: _Order = {}
-    for position, field in enumerate(fields):
-        name, inner = (field, None) if isinstance(field, str) else field
-        lowered = name.lower()
-        order[name] = (position, inner, "time" in lowered and "offset" not in lowered)
-    return order
-
-
-_EPCS = _order("epc")
-_QUANTITIES = _order(("quantityElement", _order("epcClass", "quantity", "uom")))
-_PLACE = _order("id")
-_SENSOR_METADATA = _order(
-    "time",
-    "startTime",
-    "endTime",
-    "deviceID",
-    "deviceMetadata",
-    "rawData",
-    "dataProcessingMethod",
-    "bizRules",
-)
-_SENSOR_REPORT = _order(
-    "type",
-    "exception",
-    "deviceID",
-    "deviceMetadata",
-    "rawData",
-    "dataProcessingMethod",
-    "time",
-    "microorganism",
-    "chemicalSubstance",
-    "value",
-    "component",
-    "stringValue",
-    "booleanValue",
-    "hexBinaryValue",
-    "uriValue",
-    "minValue",
-    "maxValue",
-    "meanValue",
-    "sDev",
-    "percRank",
-    "percValue",
-    "uom",
-    "coordinateReferenceSystem",
-)
-# bizTransactionList, sourceList and destinationList are not here: the reference
-# implementation hashes them among the trailing, sorted fields.
-_EVENT_ORDER = _order(
-    "eventTime",
-    "eventTimeZoneOffset",
-    "certificationInfo",
-    "parentID",
-    ("epcList", _EPCS),
-    ("inputEPCList", _EPCS),
-    ("childEPCs", _EPCS),
-    ("quantityList", _QUANTITIES),
-    ("childQuantityList", _QUANTITIES),
-    ("inputQuantityList", _QUANTITIES),
-    ("outputEPCList", _EPCS),
-    ("outputQuantityList", _QUANTITIES),
-    "action",
-    "transformationID",
-    "bizStep",
-    "disposition",
-    ("persistentDisposition", _order("set", "unset")),
-    ("readPoint", _PLACE),
-    ("bizLocation", _PLACE),
-    (
-        "sensorElementList",
-        _order(
-            (
-                "sensorElement",
-                _order(("sensorMetadata", _SENSOR_METADATA), ("sensorReport", _SENSOR_REPORT)),
-            )
-        ),
-    ),
-)
-_NOT_HASHED = frozenset({"eventID", "recordTime", "type", "errorDeclaration"})
-_COMMENTS = frozenset({"#text", "rdfs:comment", "comment"})
-_PAIR_LISTS = frozenset({"bizTransactionList", "sourceList", "destinationList"})
-_PAIR_MEMBERS = frozenset({"bizTransaction", "source", "destination"})
-_RENAMED = {
-    "inputEPC": "epc",
-    "outputEPC": "epc",
-    "inputQuantity": "quantityElement",
-    "outputQuantity": "quantityElement",
-    "childQuantity": "quantityElement",
-}
-
-# Where JSON-LD bare words stand for CBV values: scope → field → vocabulary.
-_VOCABULARY_FIELDS: dict[str, dict[str, str]] = {
-    "event": {"bizStep": "bizStep", "disposition": "disposition"},
-    "persistentDisposition": {"set": "disposition", "unset": "disposition"},
-    "bizTransaction": {"type": "bizTransactionType"},
-    "party": {"type": "sourceDestType"},
-    "sensorReport": {
-        "type": "measurementType",
-        "exception": "sensorException",
-        "component": "component",
-    },
-}
-# Scope → field → the scope of the objects in that field.
-_NESTED_SCOPES: dict[str, dict[str, str]] = {
-    "event": {
-        "persistentDisposition": "persistentDisposition",
-        "bizTransactionList": "bizTransaction",
-        "sourceList": "party",
-        "destinationList": "party",
-        "sensorElementList": "sensorElement",
-    },
-    "sensorElement": {"sensorReport": "sensorReport"},
-}
 _NO_FIELDS: dict[str, str] = {}
 _OBJECTS = (dict, Mapping)
 
@@ -284,7 +171,7 @@ def _direct_prehash(
         return None
     # One slot per canonical position. A direct field and a field through the tree never
     # share one: a position belongs to one standard name, and only that key has that name.
-    slots = [""] * len(_EVENT_ORDER)
+    slots = [""] * len(EVENT_ORDER)
     trailing: list[str] = []
     others: dict[str, Any] = {}
     for key, value in event.items():
@@ -298,18 +185,18 @@ def _direct_prehash(
                 trailing.append(text)
             else:
                 slots[position] = text
-        elif key in _PAIR_MEMBERS:
+        elif key in PAIR_MEMBERS:
             return None
-        elif key not in _NOT_HASHED:
+        elif key not in NOT_HASHED:
             others[key] = value
     if others:
         children = _object_children(others, namespaces, "event", skipped)
-        tree_picked, remaining = _picked(children, _EVENT_ORDER)
+        tree_picked, remaining = _picked(children, EVENT_ORDER)
         # A field repeated (a list where one value belongs) has its values sorted.
         tree_picked.sort()
         for position, text in tree_picked:
             slots[position] += text
-        trailing += [_rendered(child) for child in remaining if child[0] not in _NOT_HASHED]
+        trailing += [_rendered(child) for child in remaining if child[0] not in NOT_HASHED]
     trailing.sort()
     return "".join(slots) + "".join(trailing)
 
@@ -336,7 +223,7 @@ def _direct_time(name: str, value: Any, namespaces: Mapping[str, str]) -> str | 
     if not isinstance(value, str):
         return None
     text = _expand_value(value, namespaces).strip()
-    return name + "=" + _utc_milliseconds(text) if text else ""
+    return name + "=" + utc_milliseconds(text) if text else ""
 
 
 def _direct_text(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
@@ -344,7 +231,7 @@ def _direct_text(name: str, value: Any, namespaces: Mapping[str, str]) -> str | 
     if not isinstance(value, str):
         return None
     text = _expand_value(value, namespaces).strip()
-    return name + "=" + _canonical_value(text) if text else ""
+    return name + "=" + canonical_value(text) if text else ""
 
 
 def _direct_cbv(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
@@ -352,7 +239,7 @@ def _direct_cbv(name: str, value: Any, namespaces: Mapping[str, str]) -> str | N
     if not isinstance(value, str):
         return None
     text = normalise_cbv(_EVENT_VOCABULARY[name], _expand_value(value, namespaces)).strip()
-    return name + "=" + _canonical_value(text) if text else ""
+    return name + "=" + canonical_value(text) if text else ""
 
 
 def _direct_epcs(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
@@ -364,7 +251,7 @@ def _direct_epcs(name: str, value: Any, namespaces: Mapping[str, str]) -> str | 
             return None
         text = _expand_value(item, namespaces).strip()
         if text:
-            members.append("epc=" + _canonical_text(text))
+            members.append("epc=" + canonical_text(text))
     members.sort()
     return name + "".join(members) if members else ""
 
@@ -377,7 +264,7 @@ def _direct_place(name: str, value: Any, namespaces: Mapping[str, str]) -> str |
     if not isinstance(place, str):
         return None
     text = _expand_value(place, namespaces).strip()
-    return name + "id=" + _canonical_value(text) if text else ""
+    return name + "id=" + canonical_value(text) if text else ""
 
 
 def _direct_pairs(name: str, value: Any, namespaces: Mapping[str, str]) -> str | None:
@@ -411,15 +298,15 @@ def _direct_pairs(name: str, value: Any, namespaces: Mapping[str, str]) -> str |
 def _part(name: str, raw: str) -> str:
     """One field of a nested object as the tree renders it: `name=<value>`, or just `name`."""
     text = raw.strip()
-    return name + "=" + _canonical_value(text) if text else name
+    return name + "=" + canonical_value(text) if text else name
 
 
-_EVENT_VOCABULARY = _VOCABULARY_FIELDS["event"]
+_EVENT_VOCABULARY = VOCABULARY_FIELDS["event"]
 # Pair list → (its member's name, the vocabulary of its type, the keys a member may have).
 _PAIR_SHAPES: dict[str, tuple[str, str, frozenset[str]]] = {
-    name: (name[:-4], _VOCABULARY_FIELDS[scope]["type"], frozenset({"type", name[:-4]}))
-    for name, scope in _NESTED_SCOPES["event"].items()
-    if name in _PAIR_LISTS
+    name: (name[:-4], VOCABULARY_FIELDS[scope]["type"], frozenset({"type", name[:-4]}))
+    for name, scope in NESTED_SCOPES["event"].items()
+    if name in PAIR_LISTS
 }
 _DIRECT_PATHS: tuple[tuple[_DirectPath, tuple[str, ...]], ...] = (
     (_direct_time, ("eventTime",)),
@@ -433,7 +320,7 @@ _DIRECT_PATHS: tuple[tuple[_DirectPath, tuple[str, ...]], ...] = (
 )
 # Field → (its canonical position, or None for the trailing sorted fields; its direct path).
 _DIRECT: dict[str, tuple[int | None, _DirectPath]] = {
-    **{name: (_EVENT_ORDER[name][0], path) for path, names in _DIRECT_PATHS for name in names},
+    **{name: (EVENT_ORDER[name][0], path) for path, names in _DIRECT_PATHS for name in names},
     **dict.fromkeys(_PAIR_SHAPES, (None, _direct_pairs)),
 }
 
@@ -446,8 +333,8 @@ def _tree_prehash(
 ) -> str:
     """The pre-hash of an event's fields through the XML-shaped tree."""
     children = _object_children(event, namespaces, "event", skipped)
-    ordered, remaining = _ordered(children, _EVENT_ORDER)
-    trailing = [child for child in remaining if child[0] not in _NOT_HASHED]
+    ordered, remaining = _ordered(children, EVENT_ORDER)
+    trailing = [child for child in remaining if child[0] not in NOT_HASHED]
     return ordered + _generic(trailing)
 
 
@@ -458,12 +345,12 @@ def _object_children(
     skipped: Collection[str] = (),
 ) -> list[_Node]:
     """The children of a JSON object, shaped as in XML: `…List` fields hold their members."""
-    vocabulary = _VOCABULARY_FIELDS.get(scope, _NO_FIELDS) if scope else _NO_FIELDS
-    nested = _NESTED_SCOPES.get(scope, _NO_FIELDS) if scope else _NO_FIELDS
+    vocabulary = VOCABULARY_FIELDS.get(scope, _NO_FIELDS) if scope else _NO_FIELDS
+    nested = NESTED_SCOPES.get(scope, _NO_FIELDS) if scope else _NO_FIELDS
     children: list[_Node] = []
     groups: dict[str, list[_Node]] = {}
     for key, value in obj.items():
-        if key in _COMMENTS or key.startswith("@"):
+        if key in COMMENTS or key.startswith("@"):
             continue
         name = _expand_name(key, namespaces) if ":" in key else key
         if skipped and (key in skipped or name in skipped):
@@ -474,7 +361,7 @@ def _object_children(
         if name.endswith("List"):
             member = name[:-4]
             nodes = [_node(member, item, namespaces, kind, inner) for item in items]
-            if name in _PAIR_LISTS:
+            if name in PAIR_LISTS:
                 members = [_pair(member, node) for node in nodes]
             else:
                 members = [_renamed(node) for node in nodes]
@@ -483,7 +370,7 @@ def _object_children(
         else:
             for item in items:
                 node = _node(name, item, namespaces, kind, inner)
-                children.append(_renamed(node) if name in _RENAMED or name == "quantity" else node)
+                children.append(_renamed(node) if name in RENAMED or name == "quantity" else node)
             continue
         if members:
             groups.setdefault(name, []).extend(members)
@@ -515,7 +402,7 @@ def _node(
 
 def _renamed(node: _Node) -> _Node:
     name, text, children = node
-    new_name = _RENAMED.get(name)
+    new_name = RENAMED.get(name)
     if new_name is None and name == "quantity" and children:
         new_name = "quantityElement"
     return node if new_name is None else (new_name, text, children)
@@ -528,7 +415,7 @@ def _pair(member_name: str, member: _Node) -> _Node:
     return ("", "", parts)
 
 
-def _ordered(children: list[_Node], order: _Order) -> tuple[str, list[_Node]]:
+def _ordered(children: list[_Node], order: Order) -> tuple[str, list[_Node]]:
     """The pre-hash of the children named in `order`, and the children (or parts) left over."""
     extensions: list[_Node] = []
     if len(children) > 1:
@@ -549,7 +436,7 @@ def _ordered(children: list[_Node], order: _Order) -> tuple[str, list[_Node]]:
     return (ordered + _generic(extensions) if extensions else ordered), remaining
 
 
-def _picked(children: list[_Node], order: _Order) -> tuple[list[tuple[int, str]], list[_Node]]:
+def _picked(children: list[_Node], order: Order) -> tuple[list[tuple[int, str]], list[_Node]]:
     """The pre-hash of each child named in `order` with its position, and what is left over."""
     picked: list[tuple[int, str]] = []
     remaining: list[_Node] = []
@@ -572,7 +459,7 @@ def _is_nested_extension(name: str) -> bool:
 
 
 def _ordered_child(
-    child: _Node, sub_order: _Order | None, is_time: bool
+    child: _Node, sub_order: Order | None, is_time: bool
 ) -> tuple[str, _Node | None]:
     name, raw, children = child
     nested = ""
@@ -580,7 +467,7 @@ def _ordered_child(
         nested, children = _ordered(children, sub_order)
     text = raw.strip()
     if text:
-        text = _utc_milliseconds(text) if is_time else _canonical_value(text)
+        text = utc_milliseconds(text) if is_time else canonical_value(text)
     rest = (name, raw, children) if children else None
     if not text and not nested:
         return "", rest
@@ -591,7 +478,7 @@ def _generic(children: list[_Node]) -> str:
     """Fields outside the canonical order: `name=value` and nested content, sorted."""
     values = [_rendered(child) for child in children]
     # A type/value pair keeps its order; everything else is sorted.
-    if not any(child[0] in _PAIR_MEMBERS for child in children):
+    if not any(child[0] in PAIR_MEMBERS for child in children):
         values.sort()
     return "".join(values)
 
@@ -601,63 +488,3 @@ def _rendered(node: _Node) -> str:
     name, raw, inner = node
     value = _part(name, raw)
     return value + _generic(inner) if inner else value
-
-
-def _canonical_text(text: str) -> str:
-    """A value with CBV URNs as Web URIs, numbers in canonical form, EPCs as Digital Link."""
-    return canonical_epc(_number(replace_cbv_urns(text)))
-
-
-# Values repeat across events (places, classes, vocabulary): remember their canonical form.
-# EPCs do not (each object is captured anew), so EPC lists call `_canonical_text` directly.
-_canonical_value = lru_cache(maxsize=65536)(_canonical_text)
-
-
-def _number(text: str) -> str:
-    """A numeric text in Python's shortest float spelling, integral values without `.0`."""
-    first = text[0]
-    if (first.isascii() and first.isalpha() and first not in "iInN") or ":" in text:
-        return text
-    try:
-        number = float(text)
-    except ValueError:
-        return text
-    if not math.isfinite(number):
-        return text
-    return str(int(number)) if number.is_integer() else str(number)
-
-
-# A date-time already in the canonical form: UTC, milliseconds, `Z`. Hours stop at 23:
-# whatever `datetime` makes of 24:00, it is left to `datetime` to make it.
-_CANONICAL_TIME = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}Z"
-)
-
-
-def _utc_milliseconds(text: str) -> str:
-    """An ISO 8601 date-time in UTC at millisecond precision, e.g. `2020-04-01T14:00:00.000Z`.
-
-    Microseconds round half to even to milliseconds, as the reference does; a date-time
-    without offset is taken as UTC.
-    """
-    if _CANONICAL_TIME.fullmatch(text):
-        # Most producers write this form: parsing it would give it back, or fail on an
-        # impossible date (30 February) and so give it back as written all the same.
-        return text
-    try:
-        moment = datetime.fromisoformat(text)
-        micros = moment.microsecond
-        millis, remainder = divmod(micros, 1000)
-        if remainder:
-            if remainder > 500 or (remainder == 500 and millis % 2 == 1):
-                millis += 1
-            # Rounding up to 1000 ms carries into the second (and so on): let datetime do it.
-            moment += timedelta(microseconds=millis * 1000 - micros)
-        offset = moment.utcoffset()
-        if offset:
-            moment -= offset
-    except (ValueError, OverflowError):
-        return text
-    # isoformat() opens with `YYYY-MM-DDTHH:MM:SS` whatever follows, and is much quicker
-    # without `timespec` (and than replace(tzinfo=None)). An offset may carry microseconds.
-    return f"{moment.isoformat()[:19]}.{moment.microsecond // 1000:03d}Z"
