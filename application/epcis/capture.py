@@ -19,8 +19,7 @@ from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.event_hash import document_context, document_ignore_fields
 from domain.epcis.index_terms import EventTerms
-from domain.epcis.nesting import nesting_violation
-from domain.epcis.storable import event_id_violations, nul_violations
+from domain.epcis.storable import event_id_violations, nesting_violation, nul_violations
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
 from infrastructure.database import Database
@@ -316,9 +315,13 @@ class CaptureService:
 
     async def jobs(self, limit: int, caller: Accountability) -> list[CaptureJobRow]:
         """The newest capture jobs the caller may read (see `job`)."""
-        captured_by = caller.user if reads_by_rule(caller) else None
-        if reads_by_rule(caller) and captured_by is None:
+        own_only = reads_by_rule(caller)
+        if own_only and caller.user is None:
             return []
         return await self._blocking.run(
-            self._read_models.capture_jobs, limit, None, caller.accounts, captured_by
+            self._read_models.capture_jobs,
+            limit,
+            None,
+            caller.accounts,
+            caller.user if own_only else None,
         )

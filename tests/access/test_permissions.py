@@ -624,9 +624,7 @@ async def test_the_public_policy_can_open_epcis_queries_to_everyone(client: Clie
 
 
 async def _capture_as(client: Client, token: str, *events: dict[str, Any]) -> str:
-    response = await client.post(
-        "/v2/epcis/capture", json=document(*events), headers={"Authorization": f"Bearer {token}"}
-    )
+    response = await capture(client, document(*events), Authorization=f"Bearer {token}")
     assert response.status == 201, await response.text()
     return str((await response.json())["captureID"])
 
@@ -635,10 +633,6 @@ async def _job_ids(client: Client, token: str) -> list[str]:
     response = await client.get("/v2/epcis/capture", headers={"Authorization": f"Bearer {token}"})
     assert response.status == 200, await response.text()
     return sorted(job["captureID"] for job in await response.json())
-
-
-async def _job_status(client: Client, token: str, capture_id: str) -> int:
-    return await epcis(client, "GET", f"/v2/epcis/capture/{capture_id}", token)
 
 
 def _site_partner(site: str) -> list[dict[str, Any]]:
@@ -664,9 +658,9 @@ async def test_a_partner_limited_by_a_read_rule_reads_only_its_own_capture_jobs(
     admins = await _capture_as(client, ADMIN_TOKEN, numbered(3, bizLocation={"id": THERE}))
     assert await _job_ids(client, here.token) == [mine]
     assert (
-        await _job_status(client, here.token, mine),
-        await _job_status(client, here.token, theirs),
-        await _job_status(client, here.token, admins),
+        await epcis(client, "GET", f"/v2/epcis/capture/{mine}", here.token),
+        await epcis(client, "GET", f"/v2/epcis/capture/{theirs}", here.token),
+        await epcis(client, "GET", f"/v2/epcis/capture/{admins}", here.token),
     ) == (200, 404, 404)
     assert await _job_ids(client, ADMIN_TOKEN) == sorted([mine, theirs, admins])
 
@@ -677,4 +671,4 @@ async def test_a_reader_without_a_rule_reads_every_capture_job(client: Client) -
     written = await _capture_as(client, writer.token, numbered(1))
     by_admin = await _capture_as(client, ADMIN_TOKEN, numbered(2))
     assert await _job_ids(client, reader.token) == sorted([written, by_admin])
-    assert await _job_status(client, reader.token, written) == 200
+    assert await epcis(client, "GET", f"/v2/epcis/capture/{written}", reader.token) == 200

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from application.runtime import Tracepoint
 from tests.conftest import AUTH
 from tests.epcis.documents import aggregation_event, document, object_event
-from tests.epcis.test_capture import Client
+from tests.epcis.test_capture import Client, events
 
 _BASE = document(
     object_event(eventID="urn:uuid:6f0c1b52-0d5e-4c39-9d5a-1a2b3c4d5e6f"),
@@ -86,10 +86,7 @@ def _encoded(doc: Any) -> bytes:
 
 
 async def _stored(client: Client) -> int:
-    response = await client.get("/v2/epcis/events", params={"perPage": "1000"}, headers=AUTH)
-    assert response.status == 200
-    body = await response.json()
-    return len(body["epcisBody"]["queryResults"]["resultsBody"]["eventList"])
+    return len(await events(client, perPage="1000"))
 
 
 _QUICK = settings(
