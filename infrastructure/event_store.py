@@ -4,13 +4,19 @@ Every aggregate of the service lives in one application, so one notification log
 all writes; its positions are what projections and cursors follow.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.domain import DomainEventProtocol
-from eventsourcing.persistence import IntegrityError, Notification, Recording, Transcoder
+from eventsourcing.persistence import (
+    IntegrityError,
+    Notification,
+    Recording,
+    StoredEvent,
+    Transcoder,
+)
 from eventsourcing.utils import get_topic
 
 from domain.aggregate import Aggregate, DomainEvent
@@ -112,11 +118,14 @@ class EventStore:
         return logged[-1].position if logged else 0
 
     def append(
-        self, *items: Aggregate | DomainEvent, derived: Mapping[str, object] | None = None
+        self,
+        *items: Aggregate | DomainEvent,
+        derived: Mapping[tuple[str, int], object] | None = None,
     ) -> list[LoggedEvent]:
         """`save`, returning the stored events with their log positions, in log order.
 
-        `derived` maps aggregate IDs to what each returned event carries as `derived`.
+        `derived` maps (aggregate ID, version) to what each returned event carries as
+        `derived`.
         """
         try:
             recordings = self._app.record(items)
@@ -124,7 +133,11 @@ class EventStore:
             raise DuplicateAggregate(str(exc)) from exc
         extra = derived or {}
         logged = [
-            LoggedEvent(r.notification.id, r.domain_event, extra.get(r.domain_event.originator_id))
+            LoggedEvent(
+                r.notification.id,
+                r.domain_event,
+                extra.get((r.domain_event.originator_id, r.domain_event.originator_version)),
+            )
             for r in recordings
         ]
         logged.sort(key=lambda e: e.position)
@@ -146,6 +159,26 @@ class EventStore:
     def existing_ids(self, aggregate_ids: Sequence[str]) -> set[str]:
         """Which of these aggregate identities are already stored."""
         found: set[str] = set()
+        for rows in self._select(aggregate_ids, "DISTINCT originator_id"):
+            found.update(row[0] for row in rows)
+        return found
+
+    def events_of_many(self, aggregate_ids: Sequence[str]) -> dict[str, list[DomainEvent]]:
+        """Every event of each of these aggregates that is stored, oldest first; a few
+        statements for any number, where `events_of` takes one each."""
+        found: dict[str, list[DomainEvent]] = {}
+        to_event = self._app.mapper.to_domain_event
+        columns = "originator_id, originator_version, topic, state"
+        for rows in self._select(aggregate_ids, columns, order="originator_version"):
+            for originator_id, version, topic, state in rows:
+                stored = StoredEvent(originator_id, version, topic, bytes(state))
+                found.setdefault(originator_id, []).append(to_event(stored))  # type: ignore[arg-type]
+        return found
+
+    def _select(
+        self, aggregate_ids: Sequence[str], columns: str, order: str | None = None
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        # The library reads one aggregate per statement; capture asks about thousands.
         recorder: Any = self._app.recorder
         if self._url.backend == "sqlite":
             table, placeholder = recorder.events_table_name, "?"
@@ -154,14 +187,16 @@ class EventStore:
             placeholder = "%s"
         for part in chunks(list(dict.fromkeys(aggregate_ids)), 500):
             sql = (
-                f"SELECT DISTINCT originator_id FROM {table} "
+                f"SELECT {columns} FROM {table} "
                 f"WHERE originator_id IN ({', '.join([placeholder] * len(part))})"
+                + (f" ORDER BY {order}" if order else "")
             )
             with recorder.datastore.transaction(commit=False) as cursor:
                 cursor.execute(sql, list(part))
-                for row in cursor.fetchall():
-                    found.add(row["originator_id"] if isinstance(row, dict) else row[0])
-        return found
+                yield [
+                    tuple(row.values()) if isinstance(row, dict) else tuple(row)
+                    for row in cursor.fetchall()
+                ]
 
     def max_position(self) -> int:
         """The position of the newest event in the log (0 when empty)."""

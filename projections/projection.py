@@ -26,9 +26,6 @@ class Projection(ABC):
     schema: tuple[str, ...]
     #: The tables it owns, dropped on replay.
     tables: tuple[str, ...]
-    #: Tables made before shapes were recorded are kept as they are (set only where
-    #: the DDL has not changed since, and a rebuild would be long).
-    first_shape_trusted: bool = False
     #: Collections whose tables this projection keeps, searched by `search`: their
     #: search indexes come and go with the tables.
     searched: tuple[Collection, ...] = ()

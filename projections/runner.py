@@ -97,8 +97,7 @@ class ProjectionRunner:
     def _reshape(conn: Connection, projection: Projection) -> None:
         """Tables made from other DDL than the projection's now (a new column, another
         index, a collection whose fields changed) are dropped and built again from the
-        log; so are tables from before shapes were recorded, unless the projection
-        trusts them."""
+        log; so are tables from before shapes were recorded."""
         shape = hashlib.sha256("\n".join(projection.schema).encode()).hexdigest()
         stored = conn.fetchval(
             "SELECT shape FROM projection_shapes WHERE name = ?", (projection.name,)
@@ -108,7 +107,7 @@ class ProjectionRunner:
         built = conn.fetchval(
             "SELECT 1 FROM projection_positions WHERE name = ?", (projection.name,)
         )
-        if built and (stored is not None or not projection.first_shape_trusted):
+        if built:
             log.warning("the tables of %s changed shape; rebuilding them", projection.name)
             projection.drop_tables(conn)
             conn.execute("DELETE FROM projection_positions WHERE name = ?", (projection.name,))

@@ -49,10 +49,10 @@ class CaptureView(web.View):
         document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
         who = caller(request)
         outcome = await tracepoint.epcis.capture.capture(document, behaviour, who.user, who.account)
-        message = (
-            f"Captured {outcome.events_stored} new event(s); "
-            f"{outcome.events_already_present} already present"
-        )
+        message = f"Captured {outcome.events_stored} new event(s); "
+        if outcome.declarations_stored:
+            message += f"{outcome.declarations_stored} new error declaration(s); "
+        message += f"{outcome.events_already_present} already present"
         if outcome.events_rejected:
             message += f"; {outcome.events_rejected} rejected (see the capture job)"
         location = f"/v2/epcis/capture/{outcome.capture_id}"
@@ -89,6 +89,7 @@ def _job_body(job: CaptureJobRow) -> dict[str, Any]:
         "captureErrorBehaviour": job.error_behaviour,
         "eventsReceived": job.events_received,
         "eventsCaptured": job.events_stored,
+        "errorDeclarationsCaptured": job.declarations_stored,
         "eventsAlreadyPresent": job.events_already_present,
         "eventsRejected": job.events_rejected,
         "errors": job.errors,

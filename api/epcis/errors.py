@@ -10,7 +10,7 @@ from aiohttp import web
 from api.epcis.documents import DocumentRejected
 from api.epcis.responses import epcis_exception, invalid_document
 from application.access.event_scope import AuthenticationRequired
-from application.epcis.capture import CaptureLimitExceeded, InvalidDocument
+from application.epcis.capture import CaptureLimitExceeded, EventIdConflict, InvalidDocument
 from application.epcis.named_queries import UnknownQuery
 from application.epcis.page_tokens import InvalidPageToken
 from application.errors import AlreadyExists, Forbidden, InvalidRequest, NotFound, PlatformError
@@ -41,6 +41,7 @@ EXCEPTIONS: dict[type[Exception], tuple[int, str, dict[str, str]]] = {
     InvalidPageToken: (400, "QueryParameterException", {}),
     SubscriptionControlsError: (400, "SubscriptionControlsException", {}),
     CaptureLimitExceeded: (413, "CaptureLimitExceededException", {}),
+    EventIdConflict: (409, "ResourceAlreadyExistsException", {}),
 }
 
 

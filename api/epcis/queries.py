@@ -12,7 +12,7 @@ from api.epcis.subscriptions import stream_events, wants_websocket
 from api.keys import caller, event_scope, service
 from application.epcis.event_queries import PAGING_PARAMETERS, EventPage
 from application.epcis.named_queries import NamedQueryRow
-from application.errors import InvalidRequest
+from application.errors import InvalidRequest, NotFound
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.outbound import query_document
 
@@ -50,6 +50,18 @@ async def events(request: web.Request) -> web.Response:
     """SimpleEventQuery over all events, paged."""
     params, paging = _split(request)
     page = await service(request).epcis.events.query(params, paging, event_scope(request))
+    return _page_response(request, page, "SimpleEventQuery")
+
+
+@routes.get("/v2/epcis/events/{event_id:.+}")
+async def event(request: web.Request) -> web.Response:
+    """One event ID: the event and every error declaration of it (openapi.yaml), or 404."""
+    event_id = request.match_info["event_id"]
+    params = {"EQ_eventID": [event_id]}
+    _, paging = _split(request)
+    page = await service(request).epcis.events.query(params, paging, event_scope(request))
+    if not page.events:
+        raise NotFound(f"No event with ID '{event_id}'")
     return _page_response(request, page, "SimpleEventQuery")
 
 

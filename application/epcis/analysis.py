@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from domain.epcis.event_hash import event_hash
+from domain.epcis.event_identity import hash_mismatch
 from domain.epcis.index_terms import EventTerms, event_terms
 
 log = logging.getLogger(__name__)
@@ -40,13 +41,20 @@ class Unnamed:
     reason: str
 
 
+@dataclass(frozen=True)
+class Misnamed:
+    """An event whose own ID claims a CBV 2.0 hash its content does not have."""
+
+    actual: str
+
+
 class EventAnalysis(NamedTuple):
     """An event's ID (its own `eventID` or its hash) and its index terms.
 
     Where the terms cannot be found, `terms` is None and `problem` says why.
     """
 
-    name: str | Unnamed
+    name: str | Unnamed | Misnamed
     terms: EventTerms | None
     problem: str | None = None
 
@@ -64,11 +72,17 @@ def _analysed(
     # Whatever one event's data makes go wrong is that event's problem, reported to the
     # client as such; it must not fail the other events' chunk, or the request.
     name: str | Unnamed = event.get("eventID") or ""
-    if not isinstance(name, str) or not name:
-        try:
+    try:
+        if not isinstance(name, str) or not name:
             name = event_hash(event, namespaces, ignore_fields=ignore_fields)
-        except Exception as exc:
-            return EventAnalysis(Unnamed(str(exc) or type(exc).__name__), None)
+        else:
+            # A hash is a claim about the content: held to it, nobody can store forged
+            # content under the ID of a real event that has not arrived yet.
+            actual = hash_mismatch(name, event, namespaces, ignore_fields)
+            if actual is not None:
+                return EventAnalysis(Misnamed(actual), None)
+    except Exception as exc:
+        return EventAnalysis(Unnamed(str(exc) or type(exc).__name__), None)
     try:
         terms = event_terms(event, namespaces)
     except Exception as exc:

@@ -12,12 +12,13 @@ import orjson
 
 from application.access.event_scope import reads_by_rule
 from application.blocking import BlockingRunner
-from application.epcis.analysis import EventAnalyser, EventAnalysis, Unnamed
+from application.epcis.analysis import EventAnalyser, EventAnalysis, Misnamed, Unnamed
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.event_hash import document_context, document_ignore_fields
+from domain.epcis.event_identity import Admission, Journal, Record
 from domain.epcis.index_terms import EventTerms
 from domain.epcis.storable import event_id_violations, nesting_violation, nul_violations
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
@@ -44,6 +45,18 @@ class CaptureLimitExceeded(Exception):
     """The document holds more events than this service captures in one request."""
 
 
+class EventIdConflict(Exception):
+    """Event IDs the document gives to content other than what is stored under them;
+    nothing was stored (rollback)."""
+
+    def __init__(self, conflicts: list[Violation]) -> None:
+        super().__init__(
+            "A resource with the provided identifier already exists: "
+            + "; ".join(str(v) for v in conflicts)
+        )
+        self.conflicts = conflicts
+
+
 @dataclass(frozen=True)
 class Capturer:
     """Who captures: the user (None for the public) and their account (multi-tenant
@@ -63,6 +76,8 @@ class CaptureOutcome:
     events_already_present: int
     events_rejected: int
     errors: list[Violation] = field(default_factory=list)
+    #: New error declarations (counted apart from `events_stored`).
+    declarations_stored: int = 0
     visible: bool = True
 
     @property
@@ -73,6 +88,7 @@ class CaptureOutcome:
 
 @dataclass
 class _Prepared:
+    positions: list[int]
     event_ids: list[str]
     events: list[dict[str, Any]]
     terms: list[EventTerms]
@@ -88,6 +104,12 @@ def _storable(
     where = f"epcisBody.eventList.{index}"
     if isinstance(analysis.name, Unnamed):
         return Violation(where, f"Cannot compute the event hash: {analysis.name.reason}")
+    if isinstance(analysis.name, Misnamed):
+        return Violation(
+            f"{where}.eventID",
+            "The eventID is not the CBV 2.0 hash of the event's content, which is "
+            + analysis.name.actual,
+        )
     if analysis.terms is not None:
         return analysis.name, analysis.terms
     # The projector must be able to index every stored event. The usual reason it cannot
@@ -97,6 +119,54 @@ def _storable(
     except (InvalidTimestamp, KeyError, TypeError) as exc:
         return Violation(f"{where}.eventTime", str(exc))
     return Violation(where, f"Cannot index the event: {analysis.problem}")
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """One try at storing a prepared document: its events' identities and what is stored."""
+
+    identities: list[str]
+    stored: dict[str, list[Record]]
+    capture_id: str
+    created_at: datetime
+
+
+@dataclass
+class _Admitted:
+    new: list[tuple[int, int]] = field(default_factory=list)  # (prepared index, version)
+    present: int = 0
+    conflicts: list[Violation] = field(default_factory=list)
+
+
+def _admit(prepared: _Prepared, batch: _Batch) -> _Admitted:
+    """Which prepared events are new records (and at what version), already present, or
+    conflicts with what their event ID names already, in document order."""
+    journals: dict[str, Journal] = {}
+    admitted = _Admitted()
+    for i, identity in enumerate(batch.identities):
+        journal = journals.get(identity)
+        if journal is None:
+            journal = journals[identity] = Journal(list(batch.stored.get(identity, ())))
+        version = journal.next_version
+        admission = journal.admit(Record(prepared.events[i], prepared.namespaces))
+        if admission is Admission.NEW:
+            admitted.new.append((i, version))
+        elif admission is Admission.PRESENT:
+            admitted.present += 1
+        else:
+            admitted.conflicts.append(
+                Violation(
+                    f"epcisBody.eventList.{prepared.positions[i]}.eventID",
+                    f"The event ID {prepared.event_ids[i]} already names an event with"
+                    " other content (ResourceAlreadyExistsException)",
+                )
+            )
+    return admitted
+
+
+def _document_order(violation: Violation) -> tuple[int, str]:
+    index = event_index(violation)
+    return (-1 if index is None else index, violation.location)
 
 
 class CaptureService:
@@ -190,7 +260,7 @@ class CaptureService:
         invalid = {event_index(v) for v in violations}
         namespaces = document_context(document)
         ignore_fields = document_ignore_fields(document)
-        prepared = _Prepared([], [], [], namespaces, len(events), list(violations))
+        prepared = _Prepared([], [], [], [], namespaces, len(events), list(violations))
         valid = [index for index in range(len(events)) if index not in invalid]
         analyses = self._analyser.analyse([events[i] for i in valid], namespaces, ignore_fields)
         for index, analysis in zip(valid, analyses, strict=True):
@@ -200,6 +270,7 @@ class CaptureService:
                     raise InvalidDocument([storable])
                 prepared.rejected.append(storable)
                 continue
+            prepared.positions.append(index)
             prepared.event_ids.append(storable[0])
             prepared.events.append(events[index])
             prepared.terms.append(storable[1])
@@ -211,28 +282,62 @@ class CaptureService:
         prepared = self._prepare(document, error_behaviour)
         capture_id = str(uuid.uuid4())
         created_at = self._clock()
+        identities = [
+            CapturedEvent.create_id(event_id, captured_by.account)
+            for event_id in prepared.event_ids
+        ]
+        if captured_by.account is not None:
+            self._keep_earlier_identities(prepared.event_ids, identities, captured_by.account)
         # Most captures bring only new events, so the first try does not look for stored
         # ones: the store refuses the whole batch if any is there, and we look then. A
         # concurrent capture may store some of the same events between our look-up and
-        # our save; each retry finds at least one more event stored, so this ends.
-        stored_ids: set[str] = set()
-        for _ in range(len(prepared.event_ids) + 2):
+        # our save; each retry finds at least one more record stored, so this ends.
+        # A declaration mostly follows its event, so then we look first.
+        stored: dict[str, list[Record]] = {}
+        if any("errorDeclaration" in event for event in prepared.events):
+            stored = self._stored_records(identities)
+        for _ in range(len(identities) + 2):
             try:
                 return self._save(
-                    prepared, stored_ids, capture_id, created_at, error_behaviour, captured_by
+                    prepared,
+                    _Batch(identities, stored, capture_id, created_at),
+                    error_behaviour,
+                    captured_by,
                 )
             except DuplicateAggregate:
-                stored_ids = self._store.existing_ids(
-                    [CapturedEvent.create_id(event_id) for event_id in prepared.event_ids]
-                )
+                stored = self._stored_records(identities)
         raise AssertionError("a capture kept colliding with itself")
+
+    def _keep_earlier_identities(
+        self, event_ids: list[str], identities: list[str], account: str
+    ) -> None:
+        """Events the account captured before identity was per account keep the
+        installation-wide identity they were stored under (multi-tenant upgrades)."""
+        earlier = {CapturedEvent.create_id(event_id) for event_id in event_ids}
+        found = self._store.existing_ids(list(earlier))
+        if not found:
+            return
+        owners: dict[str, str | None] = {}
+        for identity, records in self._store.events_of_many(sorted(found)).items():
+            capture_id = records[0].capture_id  # type: ignore[attr-defined]
+            if capture_id not in owners:
+                job = self._read_models.capture_job(capture_id)
+                owners[capture_id] = job.account if job is not None else None
+            if owners[capture_id] == account:
+                for i, event_id in enumerate(event_ids):
+                    if CapturedEvent.create_id(event_id) == identity:
+                        identities[i] = identity
+
+    def _stored_records(self, identities: list[str]) -> dict[str, list[Record]]:
+        return {
+            identity: [Record(e.epcis_event, e.namespaces) for e in events]  # type: ignore[attr-defined]
+            for identity, events in self._store.events_of_many(identities).items()
+        }
 
     def _save(
         self,
         prepared: _Prepared,
-        stored_ids: set[str],
-        capture_id: str,
-        created_at: datetime,
+        batch: "_Batch",
         error_behaviour: ErrorBehaviour,
         captured_by: Capturer,
     ) -> tuple[CaptureOutcome, int]:
@@ -240,9 +345,7 @@ class CaptureService:
         # with the log: a client polling GE_recordTime never misses a capture that
         # committed after one it has seen.
         with self._write_turn, self._database.exclusive("tracepoint-capture"):
-            saved, outcome = self._stamp_and_store(
-                prepared, stored_ids, capture_id, created_at, error_behaviour, captured_by
-            )
+            saved, outcome = self._stamp_and_store(prepared, batch, error_behaviour, captured_by)
             # Project right here, in the same turn: the events directly follow what is
             # projected already, which spares reading them back from the log. Only when
             # another process wrote meanwhile does the follower catch up instead.
@@ -252,46 +355,42 @@ class CaptureService:
     def _stamp_and_store(
         self,
         prepared: _Prepared,
-        stored_ids: set[str],
-        capture_id: str,
-        created_at: datetime,
+        batch: "_Batch",
         error_behaviour: ErrorBehaviour,
         captured_by: Capturer,
     ) -> tuple[list[LoggedEvent], CaptureOutcome]:
         self._last_record_time = max(self._last_record_time, self._clock())
         record_time = format_record_time(self._last_record_time)
-        seen: set[str] = set()
-        captured: list[CapturedEvent.Captured] = []
-        terms: dict[str, EventTerms] = {}
-        for event_id, event, event_terms in zip(
-            prepared.event_ids, prepared.events, prepared.terms, strict=True
-        ):
-            aggregate_id = CapturedEvent.create_id(event_id)
-            if event_id in seen or aggregate_id in stored_ids:
-                continue
-            seen.add(event_id)
-            terms[aggregate_id] = event_terms
-            captured.append(
-                CapturedEvent.captured(
-                    event_id=event_id,
-                    epcis_event=event,
-                    namespaces=prepared.namespaces,
-                    record_time=record_time,
-                    capture_id=capture_id,
-                )
+        admitted = _admit(prepared, batch)
+        if admitted.conflicts and error_behaviour == "rollback":
+            raise EventIdConflict(admitted.conflicts)
+        captured = [
+            CapturedEvent.captured(
+                event_id=prepared.event_ids[i],
+                epcis_event=prepared.events[i],
+                namespaces=prepared.namespaces,
+                record_time=record_time,
+                capture_id=batch.capture_id,
+                aggregate_id=batch.identities[i],
+                version=version,
             )
+            for i, version in admitted.new
+        ]
+        terms = {(batch.identities[i], version): prepared.terms[i] for i, version in admitted.new}
+        declarations = sum(1 for i, _ in admitted.new if "errorDeclaration" in prepared.events[i])
         outcome = CaptureOutcome(
-            capture_id=capture_id,
+            capture_id=batch.capture_id,
             events_received=prepared.received,
-            events_stored=len(captured),
-            events_already_present=len(prepared.event_ids) - len(captured),
-            events_rejected=prepared.received - len(prepared.event_ids),
-            errors=prepared.rejected,
+            events_stored=len(captured) - declarations,
+            events_already_present=admitted.present,
+            events_rejected=prepared.received - len(prepared.event_ids) + len(admitted.conflicts),
+            errors=sorted([*prepared.rejected, *admitted.conflicts], key=_document_order),
+            declarations_stored=declarations,
         )
         job = CaptureJob(
-            capture_id=capture_id,
+            capture_id=batch.capture_id,
             error_behaviour=error_behaviour,
-            created_at=format_record_time(created_at),
+            created_at=format_record_time(batch.created_at),
             finished_at=format_record_time(self._clock()),
             events_received=outcome.events_received,
             events_stored=outcome.events_stored,
@@ -300,6 +399,7 @@ class CaptureService:
             errors=[{"location": v.location, "reason": v.reason} for v in outcome.errors],
             captured_by=captured_by.user,
             account=captured_by.account,
+            declarations_stored=declarations,
         )
         return self._store.append(job, *captured, derived=terms), outcome
 

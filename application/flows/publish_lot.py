@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from application.epcis.capture import CaptureService, InvalidDocument
+from application.epcis.capture import CaptureService, EventIdConflict, InvalidDocument
 from application.errors import Forbidden, InvalidPayload
 from application.items.rules import Item
 from application.items.service import ItemsService
@@ -81,6 +81,10 @@ class LotPublisher:
             # lower case…): nothing was captured.
             reasons = "; ".join(str(v) for v in exc.violations)
             raise InvalidPayload(f"The lot's event would not be valid EPCIS: {reasons}") from exc
+        except EventIdConflict:
+            # The lot's event ID is stored already, from an earlier publication at another
+            # time: the lot is published, and its record keeps the first event.
+            return Published(key, event["eventID"], False)
         await self._items.set_values("lot", key, {"status": "published"}, origin=Origin.of(caller))
         return Published(key, event["eventID"], outcome.events_stored == 1)
 

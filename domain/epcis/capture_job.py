@@ -37,6 +37,8 @@ class CaptureJob(Aggregate):
         #: The capturing user's account (multi-tenant installations); events of earlier
         #: versions have none.
         account: str | None = None
+        #: New error declarations, counted apart from `events_stored` (0 before they were).
+        declarations_stored: int = 0
 
     @event(Completed)
     def __init__(
@@ -52,6 +54,7 @@ class CaptureJob(Aggregate):
         errors: list[dict[str, Any]],
         captured_by: str | None,
         account: str | None = None,
+        declarations_stored: int = 0,
     ) -> None:
         self.capture_id = capture_id
         self.error_behaviour = error_behaviour
@@ -64,3 +67,4 @@ class CaptureJob(Aggregate):
         self.errors = errors
         self.captured_by = captured_by
         self.account = account
+        self.declarations_stored = declarations_stored

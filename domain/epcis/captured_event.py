@@ -1,4 +1,9 @@
-"""A captured EPCIS event: an immutable aggregate named by its event ID."""
+"""A captured EPCIS event: an immutable aggregate named by its event ID (and account).
+
+The standard's journal model keeps every record with one event ID: the event itself and
+each error declaration about it, each with its own record time. They are the versions of
+one aggregate, so the store itself refuses two writers giving the same version.
+"""
 
 from dataclasses import dataclass
 from typing import Any
@@ -9,18 +14,24 @@ from eventsourcing.utils import get_topic
 from domain.aggregate import Aggregate
 
 ID_PREFIX = "epcis-event:"
+#: Events of an account in multi-tenant installations: `epcis-event@<account>:<eventID>`.
+#: Its own prefix, so no account's identity can equal a single-tenant one.
+ACCOUNT_ID_PREFIX = "epcis-event@"
 
 
 class CapturedEvent(Aggregate):
-    """One EPCIS event as a client captured it, with the record time the repository gave it.
+    """The records of one event ID as clients captured them, with their record times.
 
-    Its identity is its event ID, so storing the same event twice is refused by the store.
+    The first record is `Captured`; every later one (an error declaration, or the event
+    itself after a declaration of it came first) is `AlsoCaptured`.
     """
 
     @staticmethod
-    def create_id(event_id: str) -> str:
-        """The store identity of the event with this EPCIS event ID."""
-        return ID_PREFIX + event_id
+    def create_id(event_id: str, account: str | None = None) -> str:
+        """The store identity of the event with this EPCIS event ID (in this account)."""
+        if account is None:
+            return ID_PREFIX + event_id
+        return f"{ACCOUNT_ID_PREFIX}{account}:{event_id}"
 
     @dataclass(frozen=True)
     class Captured(Aggregate.Created):
@@ -32,6 +43,21 @@ class CapturedEvent(Aggregate):
         record_time: str
         capture_id: str
 
+    @dataclass(frozen=True)
+    class AlsoCaptured(Aggregate.Event):
+        """Another record with the same event ID entered the repository: an error
+        declaration, or the declared event itself after its declaration."""
+
+        event_id: str
+        epcis_event: dict[str, Any]
+        namespaces: dict[str, str]
+        record_time: str
+        capture_id: str
+
+        def apply(self, aggregate: Any) -> None:
+            """Keep the record beside the earlier ones."""
+            aggregate.records.append(self.epcis_event)
+
     @classmethod
     def captured(
         cls,
@@ -40,17 +66,33 @@ class CapturedEvent(Aggregate):
         namespaces: dict[str, str],
         record_time: str,
         capture_id: str,
-    ) -> "CapturedEvent.Captured":
-        """The event that creates a captured event, without building the aggregate itself.
+        *,
+        aggregate_id: str | None = None,
+        version: int | None = None,
+    ) -> "CapturedEvent.Captured | CapturedEvent.AlsoCaptured":
+        """The event that records one capture of an event, without building the aggregate.
 
         A captured event never changes, so capture only needs to store this; building the
-        aggregate object as well cost about a quarter of the time of storing it.
+        aggregate object as well cost about a quarter of the time of storing it. `version`
+        is the record's place among those with its identity (the first by default).
         """
-        return cls.Captured(
-            originator_id=ID_PREFIX + event_id,
-            originator_version=cls.INITIAL_VERSION,
-            timestamp=cls.Captured.create_timestamp(),
-            originator_topic=_TOPIC,
+        originator_id = aggregate_id or ID_PREFIX + event_id
+        if version is None or version == cls.INITIAL_VERSION:
+            return cls.Captured(
+                originator_id=originator_id,
+                originator_version=cls.INITIAL_VERSION,
+                timestamp=cls.Captured.create_timestamp(),
+                originator_topic=_TOPIC,
+                event_id=event_id,
+                epcis_event=epcis_event,
+                namespaces=namespaces,
+                record_time=record_time,
+                capture_id=capture_id,
+            )
+        return cls.AlsoCaptured(
+            originator_id=originator_id,
+            originator_version=version,
+            timestamp=cls.AlsoCaptured.create_timestamp(),
             event_id=event_id,
             epcis_event=epcis_event,
             namespaces=namespaces,
@@ -73,6 +115,7 @@ class CapturedEvent(Aggregate):
         self.epcis_event = epcis_event
         self.record_time = record_time
         self.capture_id = capture_id
+        self.records: list[dict[str, Any]] = [epcis_event]
 
 
 _TOPIC = get_topic(CapturedEvent)

@@ -35,13 +35,6 @@ NOT_SUPPORTED = frozenset(
         "EQ_persistentDisposition_set",
         "EQ_persistentDisposition_unset",
         "WD_readPoint",
-        "EXISTS_errorDeclaration",
-        "GE_errorDeclaration_Time",
-        "LT_errorDeclaration_Time",
-        "GE_errorDeclarationTime",
-        "LT_errorDeclarationTime",
-        "EQ_errorReason",
-        "EQ_correctiveEventID",
         "eventCountLimit",
         "maxEventCount",
         "EXISTS_sensorElementList",
@@ -85,6 +78,13 @@ _NOT_SUPPORTED_FAMILIES = (
 #: Most values one parameter may list: keeps statements within every driver's limits.
 MAX_VALUES = 1000
 QUANTITY_PARAMETERS = {f"{op}_quantity": sql for op, sql in QUANTITY_OPERATORS.items()}
+#: The standard's openapi.yaml and its query schema spell these two differently.
+DECLARATION_TIME_PARAMETERS = {
+    "GE_errorDeclarationTime": "ge_declaration_time",
+    "GE_errorDeclaration_Time": "ge_declaration_time",
+    "LT_errorDeclarationTime": "lt_declaration_time",
+    "LT_errorDeclaration_Time": "lt_declaration_time",
+}
 
 
 class QueryParameterError(ValueError):
@@ -130,6 +130,12 @@ class EventQuery:
     capture_accounts: tuple[str, ...] | None = None
     transformation_ids: tuple[str, ...] = ()
     event_ids: tuple[str, ...] = ()
+    #: Only error declarations (EXISTS_errorDeclaration, and implied by the next three).
+    declared: bool = False
+    ge_declaration_time: int | None = None
+    lt_declaration_time: int | None = None
+    error_reasons: tuple[str, ...] = ()
+    corrective_event_ids: tuple[str, ...] = ()
     quantity: tuple[tuple[str, float], ...] = ()
     epc_matches: tuple[EpcMatch, ...] = ()
     typed_values: tuple[TypedValueMatch, ...] = ()
@@ -170,6 +176,20 @@ def _number(name: str, values: Sequence[str]) -> float:
     return number
 
 
+def _flag(name: str, values: Sequence[str]) -> bool:
+    # 1.2 made EXISTS_ a parameter without a value; 2.0's openapi a boolean and its query
+    # schema an integer: each spelling of "on" turns the filter on, `false` leaves it off.
+    parts = split_values(values) or [""]
+    if len(parts) != 1:
+        raise QueryParameterError(f"{name} takes at most one value, got {len(parts)}")
+    value = parts[0].lower()
+    if value in ("", "true", "1"):
+        return True
+    if value in ("false", "0"):
+        return False
+    raise QueryParameterError(f"{name}: {parts[0]!r} is not true or false")
+
+
 def place_tree(place: str) -> tuple[Glob, Glob]:
     """The place (canonical) and what lies within it by its GLN extension alone:
     `…/414/<gln>/254/<ext>` is a sub-location of `…/414/<gln>`. Location master data
@@ -188,6 +208,9 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
     typed: list[TypedValueMatch] = []
     quantity: list[tuple[str, float]] = []
     for name, raw in params.items():
+        if name == "EXISTS_errorDeclaration":
+            query["declared"] = _flag(name, raw)
+            continue
         values = split_values(raw)
         if not values:
             raise QueryParameterError(f"{name} has no value")
@@ -226,6 +249,12 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
             query["transformation_ids"] = tuple(values)
         elif name == "EQ_eventID":
             query["event_ids"] = tuple(values)
+        elif name in DECLARATION_TIME_PARAMETERS:
+            query[DECLARATION_TIME_PARAMETERS[name]] = _time(name, raw)
+        elif name == "EQ_errorReason":
+            query["error_reasons"] = tuple(normalise_cbv("errorReason", v) for v in values)
+        elif name == "EQ_correctiveEventID":
+            query["corrective_event_ids"] = tuple(values)
         elif name in EPC_ROLES:
             epc_matches.append(
                 EpcMatch("epcs", EPC_ROLES[name], tuple(epc_pattern(v) for v in values))

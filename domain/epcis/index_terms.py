@@ -44,6 +44,10 @@ class EventTerms:
     biz_transactions: list[tuple[str | None, str]] = field(default_factory=list)
     parties: list[tuple[str, str | None, str]] = field(default_factory=list)
     fields: list[tuple[str, str, str | None, float | None]] = field(default_factory=list)
+    #: Error declarations only: when, why (canonical) and the events that correct it.
+    declaration_time: int | None = None
+    error_reason: str | None = None
+    corrective_ids: list[str] = field(default_factory=list)
 
     def __reduce__(self) -> tuple[type["EventTerms"], tuple[Any, ...]]:
         # Terms cross process boundaries by the thousand; as plain arguments they pickle
@@ -128,7 +132,22 @@ def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTe
     if isinstance(ilmd, Mapping):
         for name, value in ilmd.items():
             _add_field(terms, "ilmd", expand_name(name, namespaces), value)
+    declaration = event.get("errorDeclaration")
+    if isinstance(declaration, Mapping):
+        _add_declaration(terms, declaration, namespaces)
     return terms
+
+
+def _add_declaration(
+    terms: EventTerms, declaration: Mapping[str, Any], namespaces: dict[str, str]
+) -> None:
+    terms.declaration_time = timestamp_micros(str(declaration.get("declarationTime")))
+    terms.error_reason = _vocabulary("errorReason", declaration.get("reason"))
+    corrective = declaration.get("correctiveEventIDs") or ()
+    terms.corrective_ids = list(dict.fromkeys(i for i in corrective if isinstance(i, str)))
+    for name, value in declaration.items():
+        if is_extension_field(name):
+            _add_field(terms, "errorDeclaration", expand_name(name, namespaces), value)
 
 
 def _add_field(terms: EventTerms, scope: str, name: str, value: Any) -> None:

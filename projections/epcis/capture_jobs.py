@@ -29,7 +29,8 @@ class CaptureJobsProjection(Projection):
             events_rejected INTEGER NOT NULL,
             errors TEXT NOT NULL,
             captured_by TEXT,
-            account TEXT)""",
+            account TEXT,
+            declarations_stored INTEGER NOT NULL)""",
         "CREATE INDEX IF NOT EXISTS epcis_capture_jobs_position ON epcis_capture_jobs (position)",
         "CREATE INDEX IF NOT EXISTS epcis_capture_jobs_account ON epcis_capture_jobs (account)",
     )
@@ -54,11 +55,13 @@ class CaptureJobsProjection(Projection):
                     orjson.dumps(job.errors).decode(),
                     job.captured_by,
                     getattr(job, "account", None),
+                    getattr(job, "declarations_stored", 0),
                 )
             )
         conn.executemany(
             "INSERT INTO epcis_capture_jobs (capture_id, position, error_behaviour, created_at,"
             " finished_at, events_received, events_stored, events_already_present,"
-            " events_rejected, errors, captured_by, account) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            " events_rejected, errors, captured_by, account, declarations_stored)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )

@@ -63,6 +63,7 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
     ):
         if values:
             where.append(in_list(column, values, params))
+    where.extend(_declaration_conditions(query, params))
     if query.biz_location_trees:
         where.append(_any_glob(dialect, "e.biz_location", query.biz_location_trees, params))
     if query.capture_accounts is not None:
@@ -98,6 +99,24 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
             f"e.position IN (SELECT t.position FROM {table} t"
             f" WHERE {' AND '.join(typed_conditions)})"
         )
+    return where
+
+
+def _declaration_conditions(query: EventQuery, params: list[Any]) -> list[str]:
+    where: list[str] = []
+    for bound, op in ((query.ge_declaration_time, ">="), (query.lt_declaration_time, "<")):
+        if bound is not None:
+            where.append(f"e.declaration_time {op} ?")
+            params.append(bound)
+    if query.error_reasons:
+        where.append(in_list("e.error_reason", query.error_reasons, params))
+    if query.corrective_event_ids:
+        ids = in_list("c.event_id", query.corrective_event_ids, params)
+        where.append(
+            f"e.position IN (SELECT c.position FROM epcis_event_corrections c WHERE {ids})"
+        )
+    if query.declared and not where:
+        where.append("e.declaration_time IS NOT NULL")
     return where
 
 

@@ -15,7 +15,7 @@ from projections.projection import Projection
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS epcis_events (
         position {bigint} PRIMARY KEY,
-        event_id {key_text} NOT NULL UNIQUE,
+        event_id {key_text} NOT NULL,
         event_type TEXT NOT NULL,
         event_time {bigint} NOT NULL,
         record_time {bigint} NOT NULL,
@@ -27,7 +27,12 @@ SCHEMA = (
         transformation_id {key_text},
         capture_id TEXT NOT NULL,
         namespaces TEXT,
-        document TEXT NOT NULL)""",
+        document TEXT NOT NULL,
+        declaration_time {bigint},
+        error_reason {key_text})""",
+    # Not unique: an event ID names the event and its error declarations, and events of
+    # different accounts (multi-tenant) may share one.
+    "CREATE INDEX IF NOT EXISTS epcis_events_event_id ON epcis_events (event_id, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_event_time ON epcis_events (event_time, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_record_time ON epcis_events (record_time, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_type ON epcis_events (event_type, position)",
@@ -38,6 +43,16 @@ SCHEMA = (
     # Most events have no transformation ID; a partial index costs them nothing.
     "CREATE INDEX IF NOT EXISTS epcis_events_transformation"
     " ON epcis_events (transformation_id, position) WHERE transformation_id IS NOT NULL",
+    # Error declarations are few among many events: partial indexes cost the rest nothing.
+    "CREATE INDEX IF NOT EXISTS epcis_events_declaration_time"
+    " ON epcis_events (declaration_time, position) WHERE declaration_time IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS epcis_events_error_reason"
+    " ON epcis_events (error_reason, position) WHERE error_reason IS NOT NULL",
+    """CREATE TABLE IF NOT EXISTS epcis_event_corrections (
+        position {bigint} NOT NULL,
+        event_id {key_text} NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS epcis_event_corrections_event_id"
+    " ON epcis_event_corrections (event_id, position)",
     """CREATE TABLE IF NOT EXISTS epcis_event_epcs (
         position {bigint} NOT NULL,
         role TEXT NOT NULL,
@@ -94,9 +109,12 @@ EVENT_COLUMNS = (
     "capture_id",
     "namespaces",
     "document",
+    "declaration_time",
+    "error_reason",
 )
 
 TABLES = (
+    "epcis_event_corrections",
     "epcis_event_fields",
     "epcis_event_parties",
     "epcis_event_biz_transactions",
@@ -120,13 +138,11 @@ def _fits(*values: str | None) -> bool:
 
 
 class EpcisEventsProjection(Projection):
-    """Writes each captured EPCIS event and its index terms into the query tables."""
+    """Writes each captured EPCIS event record (the event, or an error declaration of it)
+    and its index terms into the query tables."""
 
-    # Its tables have not changed since before shapes were recorded; rebuilding a
-    # store of millions of events on an upgrade would hold the start up for minutes.
-    first_shape_trusted = True
     name = "epcis_events"
-    follows = (CapturedEvent.Captured,)
+    follows = (CapturedEvent.Captured, CapturedEvent.AlsoCaptured)
     schema = SCHEMA
     tables = TABLES
 
@@ -138,6 +154,7 @@ class EpcisEventsProjection(Projection):
         transactions: list[tuple[Any, ...]] = []
         parties: list[tuple[Any, ...]] = []
         fields: list[tuple[Any, ...]] = []
+        corrections: list[tuple[Any, ...]] = []
         for logged in events:
             captured: Any = logged.event
             position = logged.position
@@ -162,8 +179,11 @@ class EpcisEventsProjection(Projection):
                     captured.capture_id,
                     orjson.dumps(namespaces).decode() if namespaces else None,
                     orjson.dumps(document).decode(),
+                    terms.declaration_time,
+                    _indexable(terms.error_reason),
                 )
             )
+            corrections.extend((position, i) for i in terms.corrective_ids if _fits(i))
             epcs.extend((position, *row) for row in terms.epcs if _fits(row[1]))
             quantities.extend((position, *row) for row in terms.quantities if _fits(row[1]))
             transactions.extend((position, *row) for row in terms.biz_transactions if _fits(*row))
@@ -180,6 +200,7 @@ class EpcisEventsProjection(Projection):
             "epcis_event_biz_transactions", ("position", "type", "value"), transactions
         )
         conn.insert_many("epcis_event_parties", ("position", "direction", "type", "value"), parties)
+        conn.insert_many("epcis_event_corrections", ("position", "event_id"), corrections)
         conn.insert_many(
             "epcis_event_fields",
             ("position", "scope", "name", "text_value", "number_value"),

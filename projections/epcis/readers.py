@@ -26,6 +26,7 @@ class CaptureJobRow:
     errors: list[dict[str, Any]]
     captured_by: str | None
     account: str | None = None
+    declarations_stored: int = 0
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ def _job(row: tuple[Any, ...]) -> CaptureJobRow:
         errors=orjson.loads(row[8]),
         captured_by=row[9],
         account=row[10],
+        declarations_stored=int(row[11]),
     )
 
 
@@ -66,7 +68,7 @@ class ReadModels:
             row = conn.fetchone(
                 "SELECT capture_id, error_behaviour, created_at, finished_at, events_received,"
                 " events_stored, events_already_present, events_rejected, errors, captured_by,"
-                " account FROM epcis_capture_jobs WHERE capture_id = ?",
+                " account, declarations_stored FROM epcis_capture_jobs WHERE capture_id = ?",
                 (capture_id,),
             )
         return _job(row) if row is not None else None
@@ -82,7 +84,7 @@ class ReadModels:
         sql = (
             "SELECT capture_id, error_behaviour, created_at, finished_at, events_received,"
             " events_stored, events_already_present, events_rejected, errors, captured_by,"
-            " account FROM epcis_capture_jobs WHERE 1 = 1"
+            " account, declarations_stored FROM epcis_capture_jobs WHERE 1 = 1"
         )
         params: list[Any] = []
         if before_position is not None:

@@ -228,7 +228,8 @@ async def test_every_returned_event_equals_the_captured_one(stored: Client) -> N
     [
         ({"EQ_nonsense": "x"}, "EQ_nonsense is not a known EPCIS query parameter"),
         ({"WD_readPoint": "urn:epc:id:sgln:4012345.00001.0"}, "not currently supported"),
-        ({"EXISTS_errorDeclaration": "true"}, "not currently supported"),
+        ({"EXISTS_errorDeclaration": "maybe"}, "EXISTS_errorDeclaration"),
+        ({"GE_errorDeclarationTime": "soon"}, "GE_errorDeclarationTime"),
         ({"eventCountLimit": "5"}, "not currently supported"),
         ({"EQ_ILMD_example:lot": "x"}, "not currently supported"),
         ({"eventType": "QuantityEvent"}, "QuantityEvent"),

@@ -24,6 +24,23 @@ QUERIES: list[dict[str, str]] = [
     {"MATCH_anyEPCClass": "urn:epc:class:lgtin:4012345.077777.B2"},
     {"GE_eventTime": "2024-03-01T09:00:00Z", "orderBy": "eventTime", "orderDirection": "DESC"},
     {"GT_quantity": "2"},
+    {"EXISTS_errorDeclaration": "true"},
+    {"EQ_errorReason": "incorrect_data", "EQ_correctiveEventID": "urn:uuid:1"},
+    {"EQ_eventID": "urn:uuid:00000000-0000-4000-8000-0000000000d1"},
+]
+
+#: An event and two declarations of it: the journal the replay must rebuild.
+DECLARED = object_event(eventID="urn:uuid:00000000-0000-4000-8000-0000000000d1")
+DECLARATIONS = [
+    {
+        **DECLARED,
+        "errorDeclaration": {
+            "declarationTime": f"2024-03-0{day}T00:00:00Z",
+            "reason": "incorrect_data",
+            "correctiveEventIDs": ["urn:uuid:1"],
+        },
+    }
+    for day in (2, 3)
 ]
 
 
@@ -42,8 +59,10 @@ async def test_queries_answer_the_same_after_a_replay(
     client: Client, tracepoint: Tracepoint
 ) -> None:
     await capture(client, document(*ALL))
-    await capture(client, document(*[object_event() for _ in range(12)]))
+    await capture(client, document(*[object_event() for _ in range(12)], DECLARED))
+    await capture(client, document(*DECLARATIONS))
     before = await answers(client)
+    assert len(before[-1][0]["eventList"]) == 3
     jobs_before = await (await client.get("/v2/epcis/capture", headers=AUTH)).json()
     await tracepoint.blocking.run(tracepoint.projections.rebuild)
     assert await answers(client) == before

@@ -54,6 +54,22 @@ async def test_a_flow_sends_the_selected_events_in_batches_and_moves_its_cursor(
     assert partner.documents[0]["type"] == "EPCISDocument"
 
 
+async def test_a_declaration_reaches_the_partner_who_had_the_event(
+    client: Client, partner: Partner
+) -> None:
+    event = object_event(eventID="urn:uuid:00000000-0000-4000-8000-0000000000d3")
+    await capture(client, event)
+    flow = await flow_to(client, partner.url, SHIPPING)
+    await run(client, flow)
+    declaration = {"declarationTime": "2024-03-05T10:00:00Z", "reason": "did_not_occur"}
+    await capture(client, {**event, "errorDeclaration": declaration})
+    done = await run(client, flow)
+    assert done["sent"] == 1
+    await run(client, flow)
+    assert [e.get("errorDeclaration") for e in partner.events] == [None, declaration]
+    assert {e["eventID"] for e in partner.events} == {event["eventID"]}
+
+
 async def test_a_run_with_nothing_new_sends_nothing(client: Client, partner: Partner) -> None:
     await capture(client, object_event())
     flow = await flow_to(client, partner.url, SHIPPING)

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
-from aiohttp import WSMsgType
+from aiohttp import ClientWebSocketResponse, WSMsgType
 
 from application.runtime import Tracepoint
 from infrastructure.settings import Settings
@@ -94,6 +94,25 @@ async def test_a_stream_subscription_delivers_new_events_signed(
     assert [e["bizStep"] for e in delivered(receiver)] == ["shipping", "shipping"]
     await tracepoint.epcis.subscriptions.deliver_due()
     assert len(receiver.documents) == 1
+
+
+async def test_a_declaration_is_delivered_once_like_any_new_event(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    await subscribe(client, name, dest=receiver.url, stream=True)
+    event = object_event(eventID="urn:uuid:00000000-0000-4000-8000-0000000000d2")
+    await capture(client, event)
+    await tracepoint.epcis.subscriptions.deliver_due()
+    declaration = {"declarationTime": "2024-03-05T10:00:00Z", "reason": "did_not_occur"}
+    await capture(client, {**event, "errorDeclaration": declaration})
+    await tracepoint.epcis.subscriptions.deliver_due()
+    await tracepoint.epcis.subscriptions.deliver_due()
+    assert len(receiver.documents) == 2
+    original, retraction = delivered(receiver)
+    assert original["eventID"] == retraction["eventID"] == event["eventID"]
+    assert "errorDeclaration" not in original
+    assert retraction["errorDeclaration"] == declaration
 
 
 async def test_the_signature_is_an_hmac_of_the_body(
@@ -280,9 +299,11 @@ async def test_a_user_who_may_not_read_events_cannot_subscribe(client: Client) -
     assert await subscriptions(client) == []
 
 
-async def test_a_websocket_receives_each_new_matching_event(
+@pytest.fixture
+async def stream(
     tracepoint: Tracepoint, client: Client, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> AsyncIterator[ClientWebSocketResponse]:
+    """A WebSocket on the `shipping` named query, once it listens for new events."""
     name = await named_query(client)
     # Once the stream has fixed where it starts and found nothing, it waits for the read
     # models to change: from then on every capture is new to it.
@@ -297,21 +318,43 @@ async def test_a_websocket_receives_each_new_matching_event(
     socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=AUTH)
     try:
         await asyncio.wait_for(listening.wait(), 30)
-        first, skipped, second = object_event(), object_event(bizStep="receiving"), object_event()
-        await capture(client, first, skipped)
-        await capture(client, second)
-        received = []
-        for _ in range(2):
-            message = await socket.receive(timeout=30)
-            assert message.type == WSMsgType.TEXT, message
-            document = orjson.loads(message.data)
-            assert document["epcisBody"]["queryResults"]["queryName"] == name
-            events = document["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
-            received.append([e["epcList"] for e in events])
-        # One document per event, in capture order; the receiving event is not among them.
-        assert received == [[first["epcList"]], [second["epcList"]]]
+        yield socket
     finally:
         await socket.close()
+
+
+async def streamed(socket: ClientWebSocketResponse, documents: int) -> list[list[Any]]:
+    """The events of the next documents the stream sends."""
+    received = []
+    for _ in range(documents):
+        message = await socket.receive(timeout=30)
+        assert message.type == WSMsgType.TEXT, message
+        results = orjson.loads(message.data)["epcisBody"]["queryResults"]
+        assert results["queryName"] == "shipping"
+        received.append(results["resultsBody"]["eventList"])
+    return received
+
+
+async def test_a_websocket_receives_each_new_matching_event(
+    client: Client, stream: ClientWebSocketResponse
+) -> None:
+    first, skipped, second = object_event(), object_event(bizStep="receiving"), object_event()
+    await capture(client, first, skipped)
+    await capture(client, second)
+    received = [[e["epcList"] for e in events] for events in await streamed(stream, 2)]
+    # One document per event, in capture order; the receiving event is not among them.
+    assert received == [[first["epcList"]], [second["epcList"]]]
+
+
+async def test_a_websocket_receives_a_declaration_after_its_event(
+    client: Client, stream: ClientWebSocketResponse
+) -> None:
+    event = object_event(eventID="urn:uuid:00000000-0000-4000-8000-0000000000d4")
+    declaration = {"declarationTime": "2024-03-05T10:00:00Z", "reason": "did_not_occur"}
+    await capture(client, event)
+    await capture(client, {**event, "errorDeclaration": declaration})
+    received = [[e.get("errorDeclaration") for e in events] for events in await streamed(stream, 2)]
+    assert received == [[None], [declaration]]
 
 
 class TestOwnNetwork:

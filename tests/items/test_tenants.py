@@ -10,6 +10,8 @@ import pytest
 from aiohttp import FormData
 
 from application.runtime import Tracepoint
+from domain.epcis.capture_job import CaptureJob
+from domain.epcis.captured_event import CapturedEvent
 from domain.masterdata.catalogue import ITEM_COLLECTIONS
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, MadeUser, call, ok, user_with
@@ -267,6 +269,61 @@ async def test_events_are_seen_only_by_the_capturing_account(
     assert len(mine) == 1
     assert await captured_ids(client, tenants.b.token) == []
     assert await captured_ids(client, None) == mine
+
+
+async def test_accounts_sharing_an_event_id_hold_two_events_each_seeing_its_own(
+    client: Client, tenants: Tenants
+) -> None:
+    event_id = f"urn:uuid:{uuid.uuid4()}"
+    a = {"Authorization": f"Bearer {tenants.a.token}"}
+    b = {"Authorization": f"Bearer {tenants.b.token}"}
+    first = await client.post(
+        "/v2/epcis/capture", json=document(object_event(eventID=event_id)), headers=a
+    )
+    assert first.status == 201
+    # B neither collides with A's event nor learns that it exists.
+    theirs = document(object_event(eventID=event_id, bizStep="urn:example:step"))
+    second = await client.post("/v2/epcis/capture", json=theirs, headers=b)
+    assert second.status == 201, await second.text()
+    assert "1 new event(s); 0 already present" in (await second.json())["message"]
+    for headers, step in ((a, "shipping"), (b, "urn:example:step")):
+        response = await client.get(f"/v2/epcis/events/{event_id}", headers=headers)
+        body = await response.json()
+        found = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+        assert [(e["eventID"], e["bizStep"]) for e in found] == [(event_id, step)]
+
+
+async def test_an_event_captured_before_identity_was_per_account_keeps_its_identity(
+    client: Client, tenants: Tenants, tracepoint: Tracepoint
+) -> None:
+    # As a multi-tenant installation of an earlier version stored A's capture.
+    event = object_event(eventID=f"urn:uuid:{uuid.uuid4()}")
+    capture_id = str(uuid.uuid4())
+    recorded = CapturedEvent.captured(
+        event["eventID"], event, {}, "2024-03-01T10:00:00.000Z", capture_id
+    )
+    job = CaptureJob(
+        capture_id=capture_id,
+        error_behaviour="rollback",
+        created_at="2024-03-01T10:00:00.000Z",
+        finished_at="2024-03-01T10:00:00.000Z",
+        events_received=1,
+        events_stored=1,
+        events_already_present=0,
+        events_rejected=0,
+        errors=[],
+        captured_by=tenants.a.id,
+        account=tenants.account_a,
+    )
+    tracepoint.store.save(job, recorded)
+    await tracepoint.blocking.run(tracepoint.projections.catch_up)
+    for user, said in ((tenants.a, "0 new event(s); 1 already present"), (tenants.b, "1 new")):
+        response = await client.post(
+            "/v2/epcis/capture",
+            json=document(event),
+            headers={"Authorization": f"Bearer {user.token}"},
+        )
+        assert said in (await response.json())["message"]
 
 
 async def test_a_capture_job_is_seen_only_by_its_account(client: Client, tenants: Tenants) -> None:
