@@ -1,5 +1,5 @@
 """What outbound flows and subscriptions share: where they may send, how much and how long
-they wait before trying again, and the namespaces of what they send.
+they wait before trying again, and the `@context` of what they send.
 
 It lives with EPCIS, beside subscriptions, so that flows build on EPCIS and not the other
 way round."""
@@ -8,9 +8,8 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
-import orjson
-
 from domain.access.outbound_targets import AllowList, refusal
+from domain.epcis.event_contexts import DocumentEvents, in_one_document
 from domain.epcis.event_query import EventQuery, parse_event_query
 from projections.epcis.event_reader import PageRow
 
@@ -63,14 +62,9 @@ def backoff_delay(failures: int, base: float, ceiling: float, jitter: float) -> 
     return top / 2 + jitter * top / 2
 
 
-def namespaces_of(rows: Sequence[PageRow]) -> dict[str, str]:
-    """The namespace prefixes the events' extensions use, first definition first."""
-    namespaces: dict[str, str] = {}
-    for row in rows:
-        if row.namespaces:
-            for prefix, namespace in orjson.loads(row.namespaces).items():
-                namespaces.setdefault(prefix, namespace)
-    return namespaces
+def in_one_delivery(rows: Sequence[PageRow]) -> DocumentEvents:
+    """The rows' events and the prefixes of the `@context` of the document that sends them."""
+    return in_one_document((row.document, row.namespaces) for row in rows)
 
 
 #: Expands a query's WD_bizLocation to the sub-locations in the master data.

@@ -5,11 +5,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import orjson
-
 from application.access.event_scope import EventScope
 from application.blocking import BlockingRunner
 from application.epcis.page_tokens import PageCursor, PageTokens, fingerprint
+from domain.epcis.event_contexts import in_one_document
 from domain.epcis.event_query import (
     EventQuery,
     QueryParameterError,
@@ -27,7 +26,8 @@ PAGING_PARAMETERS = ("perPage", "nextPageToken")
 
 @dataclass(frozen=True)
 class EventPage:
-    """One page of events, as stored JSON texts, and the token for the next page."""
+    """One page of events, as JSON texts, the prefixes of the page's `@context`, and the
+    token for the next page."""
 
     events: list[str]
     namespaces: dict[str, str]
@@ -103,12 +103,8 @@ class EventQueryService:
             next_token = self._tokens.issue(
                 PageCursor(snapshot, last.sort_key, last.position), print_
             )
-        namespaces: dict[str, str] = {}
-        for row in rows:
-            if row.namespaces:
-                for prefix, namespace in orjson.loads(row.namespaces).items():
-                    namespaces.setdefault(prefix, namespace)
-        return EventPage([row.document for row in rows], namespaces, next_token, per_page)
+        namespaces, events = in_one_document((row.document, row.namespaces) for row in rows)
+        return EventPage(events, namespaces, next_token, per_page)
 
     async def with_sub_locations(self, query: EventQuery) -> EventQuery:
         """WD_bizLocation also finds events at the locations below the named ones in the

@@ -12,6 +12,11 @@ from infrastructure.settings import Settings
 from tests.access.helpers import Client, call, ok, user_with
 from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import aggregation_event, object_event
+from tests.epcis.test_returned_meaning import (
+    assert_same_statements,
+    capture_all,
+    clashing_documents,
+)
 from tests.flows.helpers import capture, flow_now, flow_to, run
 from tests.flows.partner import Partner, running_partner
 
@@ -52,6 +57,16 @@ async def test_a_flow_sends_the_selected_events_in_batches_and_moves_its_cursor(
     assert state["last_position"] == done["last_position"] > 0
     assert state["max_record_time_processed"] is not None
     assert partner.documents[0]["type"] == "EPCISDocument"
+
+
+async def test_events_captured_under_clashing_prefixes_are_sent_with_their_iris(
+    client: Client, partner: Partner
+) -> None:
+    documents = clashing_documents()
+    await capture_all(client, documents)
+    await run(client, await flow_to(client, partner.url, {"eventType": ["ObjectEvent"]}))
+    [sent] = partner.documents
+    assert_same_statements(documents, sent)
 
 
 async def test_a_run_with_nothing_new_sends_nothing(client: Client, partner: Partner) -> None:
