@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from domain.access.outbound_targets import AllowList, refusal
 from domain.epcis.event_contexts import DocumentEvents, in_one_document
-from domain.epcis.event_query import EventQuery, parse_event_query
+from domain.epcis.event_query import EventQuery
 from projections.epcis.event_reader import PageRow
 
 
@@ -67,13 +67,14 @@ def in_one_delivery(rows: Sequence[PageRow]) -> DocumentEvents:
     return in_one_document((row.document, row.namespaces) for row in rows)
 
 
-#: Expands a query's WD_bizLocation to the sub-locations in the master data.
-Expand = Callable[[EventQuery], Awaitable[EventQuery]]
+#: Parses a named query's parameters as the query endpoints do (`EventQueryService.parsed`):
+#: CURIEs read, WD_bizLocation widened to the sub-locations in the master data.
+Expand = Callable[[Mapping[str, Sequence[str]]], Awaitable[EventQuery]]
 
 
 async def log_reader_query(params: Mapping[str, Sequence[str]], expand: Expand) -> EventQuery:
     """A named query's parameters as a reader of the log runs them: in log order (a
-    cursor is a log position, whatever order the query asks for), WD_bizLocation
-    expanded as the query endpoints expand it. Raises QueryParameterError."""
-    query = await expand(parse_event_query(params))
+    cursor is a log position, whatever order the query asks for), CURIEs and
+    WD_bizLocation read as the query endpoints read them. Raises QueryParameterError."""
+    query = await expand(params)
     return dataclasses.replace(query, order_by="position", descending=False)
