@@ -15,6 +15,7 @@ from application.epcis.named_queries import NamedQueryRow
 from application.errors import InvalidRequest, NotFound
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.outbound import query_document
+from domain.epcis.query_curies import extension_prefixes
 
 routes = web.RouteTableDef()
 
@@ -49,7 +50,9 @@ def _page_response(request: web.Request, page: EventPage, query_name: str) -> we
 async def events(request: web.Request) -> web.Response:
     """SimpleEventQuery over all events, paged."""
     params, paging = _split(request)
-    page = await service(request).epcis.events.query(params, paging, event_scope(request))
+    header = request.headers.get("GS1-Extensions")
+    prefixes = extension_prefixes(header) if header else None
+    page = await service(request).epcis.events.query(params, paging, event_scope(request), prefixes)
     return _page_response(request, page, "SimpleEventQuery")
 
 

@@ -1,5 +1,5 @@
 """What outbound flows and subscriptions share: where they may send, how much and how long
-they wait before trying again, and the namespaces of what they send.
+they wait before trying again, and the `@context` of what they send.
 
 It lives with EPCIS, beside subscriptions, so that flows build on EPCIS and not the other
 way round."""
@@ -8,10 +8,9 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
-import orjson
-
 from domain.access.outbound_targets import AllowList, refusal
-from domain.epcis.event_query import EventQuery, parse_event_query
+from domain.epcis.event_contexts import DocumentEvents, in_one_document
+from domain.epcis.event_query import EventQuery
 from projections.epcis.event_reader import PageRow
 
 
@@ -63,23 +62,19 @@ def backoff_delay(failures: int, base: float, ceiling: float, jitter: float) -> 
     return top / 2 + jitter * top / 2
 
 
-def namespaces_of(rows: Sequence[PageRow]) -> dict[str, str]:
-    """The namespace prefixes the events' extensions use, first definition first."""
-    namespaces: dict[str, str] = {}
-    for row in rows:
-        if row.namespaces:
-            for prefix, namespace in orjson.loads(row.namespaces).items():
-                namespaces.setdefault(prefix, namespace)
-    return namespaces
+def in_one_delivery(rows: Sequence[PageRow]) -> DocumentEvents:
+    """The rows' events and the prefixes of the `@context` of the document that sends them."""
+    return in_one_document((row.document, row.namespaces) for row in rows)
 
 
-#: Expands a query's WD_bizLocation to the sub-locations in the master data.
-Expand = Callable[[EventQuery], Awaitable[EventQuery]]
+#: Parses a named query's parameters as the query endpoints do (`EventQueryService.parsed`):
+#: CURIEs read, WD_bizLocation widened to the sub-locations in the master data.
+Expand = Callable[[Mapping[str, Sequence[str]]], Awaitable[EventQuery]]
 
 
 async def log_reader_query(params: Mapping[str, Sequence[str]], expand: Expand) -> EventQuery:
     """A named query's parameters as a reader of the log runs them: in log order (a
-    cursor is a log position, whatever order the query asks for), WD_bizLocation
-    expanded as the query endpoints expand it. Raises QueryParameterError."""
-    query = await expand(parse_event_query(params))
+    cursor is a log position, whatever order the query asks for), CURIEs and
+    WD_bizLocation read as the query endpoints read them. Raises QueryParameterError."""
+    query = await expand(params)
     return dataclasses.replace(query, order_by="position", descending=False)

@@ -5,11 +5,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import orjson
-
 from application.access.event_scope import EventScope
 from application.blocking import BlockingRunner
 from application.epcis.page_tokens import PageCursor, PageTokens, fingerprint
+from application.epcis.query_prefixes import QueryPrefixes
+from domain.epcis.event_contexts import in_one_document
 from domain.epcis.event_query import (
     EventQuery,
     QueryParameterError,
@@ -27,7 +27,8 @@ PAGING_PARAMETERS = ("perPage", "nextPageToken")
 
 @dataclass(frozen=True)
 class EventPage:
-    """One page of events, as stored JSON texts, and the token for the next page."""
+    """One page of events, as JSON texts, the prefixes of the page's `@context`, and the
+    token for the next page."""
 
     events: list[str]
     namespaces: dict[str, str]
@@ -47,9 +48,11 @@ class EventQueryService:
         per_page_default: int,
         per_page_max: int,
         locations: LocationTree | None = None,
+        prefixes: QueryPrefixes | None = None,
     ) -> None:
         self._reader = reader
         self._locations = locations
+        self._prefixes = prefixes
         self._tokens = tokens
         self._blocking = blocking
         self.per_page_default = per_page_default
@@ -70,16 +73,18 @@ class EventQueryService:
         params: Mapping[str, Sequence[str]],
         paging: Mapping[str, Sequence[str]],
         scope: EventScope,
+        prefixes: Mapping[str, str] | None = None,
     ) -> EventPage:
         """One page of the events matching `params` (SimpleEventQuery parameters) within
         the caller's `scope` (None: every event).
 
-        `paging` holds `perPage` and `nextPageToken` as given by the client.
+        `paging` holds `perPage` and `nextPageToken` as given by the client, `prefixes`
+        the CURIE prefixes it bound (`GS1-Extensions`).
         Raises QueryParameterError or InvalidPageToken for bad input.
         """
-        query = await self.with_sub_locations(parse_event_query(params))
+        query = await self.parsed(params, prefixes)
         per_page = self._per_page(paging.get("perPage"))
-        print_ = fingerprint({k: list(v) for k, v in params.items()})
+        print_ = fingerprint({**{k: list(v) for k, v in params.items()}, **_bound(prefixes or {})})
         token_values = paging.get("nextPageToken")
         cursor = None
         if token_values:
@@ -103,12 +108,18 @@ class EventQueryService:
             next_token = self._tokens.issue(
                 PageCursor(snapshot, last.sort_key, last.position), print_
             )
-        namespaces: dict[str, str] = {}
-        for row in rows:
-            if row.namespaces:
-                for prefix, namespace in orjson.loads(row.namespaces).items():
-                    namespaces.setdefault(prefix, namespace)
-        return EventPage([row.document for row in rows], namespaces, next_token, per_page)
+        namespaces, events = in_one_document((row.document, row.namespaces) for row in rows)
+        return EventPage(events, namespaces, next_token, per_page)
+
+    async def parsed(
+        self, params: Mapping[str, Sequence[str]], prefixes: Mapping[str, str] | None = None
+    ) -> EventQuery:
+        """The query `params` state, as every reader of events runs it: CURIEs read by
+        `prefixes`, else by the captured documents' bindings, and WD_bizLocation widened
+        to the sub-locations. Raises QueryParameterError."""
+        if self._prefixes is not None:
+            params = await self._prefixes.expanded(params, prefixes or {})
+        return await self.with_sub_locations(parse_event_query(params))
 
     async def with_sub_locations(self, query: EventQuery) -> EventQuery:
         """WD_bizLocation also finds events at the locations below the named ones in the
@@ -118,3 +129,8 @@ class EventQueryService:
         below = await self._blocking.run(self._locations.within, query.within_biz_locations)
         extra = tuple(glob for place in sorted(below) for glob in place_tree(place))
         return dataclasses.replace(query, biz_location_trees=query.biz_location_trees + extra)
+
+
+def _bound(prefixes: Mapping[str, str]) -> dict[str, list[str]]:
+    """The client's prefix bindings as they enter a page token's fingerprint."""
+    return {f"@context:{prefix}": [namespace] for prefix, namespace in prefixes.items()}

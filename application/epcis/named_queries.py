@@ -20,8 +20,10 @@ from application.items.rules import CollectionRules, Item
 from application.items.service import ItemsService
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.item_query import ItemQuery
+from domain.epcis.curies import context_prefixes
 from domain.epcis.event_query import QueryParameterError, parse_event_query
 from domain.epcis.named_query import QueryParameters
+from domain.epcis.query_curies import expand_query
 from domain.masterdata.epcis_queries import EPCIS_QUERIES
 from projections.epcis.readers import NamedQueryRow as NamedQueryRow
 from projections.epcis.readers import ReadModels
@@ -38,7 +40,13 @@ _NAME_RULE = (
 
 
 def normalise_query(query: Any) -> QueryParameters:
-    """The stored form of a query object: every value a list of strings."""
+    """The stored form of a query object: every value a list of strings, the CURIEs its
+    own `@context` binds expanded (so the query keeps the meaning it was defined with)."""
+    if isinstance(query, dict) and "@context" in query:
+        query = dict(query)
+        bound = context_prefixes(query.pop("@context"))
+    else:
+        bound = {}
     if not isinstance(query, dict) or not query:
         raise InvalidRequest("query must be a non-empty object of EPCIS query parameters")
     result: QueryParameters = {}
@@ -49,7 +57,13 @@ def normalise_query(query: Any) -> QueryParameters:
         result[str(key)] = [
             ("true" if i else "false") if isinstance(i, bool) else str(i) for i in items
         ]
-    return result
+    namespaces = {prefix: namespace for prefix, namespace in bound.items() if namespace}
+    if not namespaces:
+        return result
+    try:
+        return expand_query(result, namespaces)
+    except QueryParameterError as exc:
+        raise InvalidRequest(f"query: {exc}") from exc
 
 
 class EpcisQueriesRules(CollectionRules):

@@ -27,8 +27,8 @@ from application.epcis.delivery import (
     Expand,
     OutboundGuard,
     backoff_delay,
+    in_one_delivery,
     log_reader_query,
-    namespaces_of,
 )
 from application.epcis.named_queries import NamedQueryService
 from application.errors import Forbidden, NotFound
@@ -252,9 +252,8 @@ class SubscriptionService:
         while True:
             rows = await self._blocking.run(self._page, query, cursor, scope)
             for page_row in rows:
-                yield query_document(
-                    [page_row.document], namespaces_of([page_row]), self._now_record(), name
-                )
+                namespaces, events = in_one_delivery([page_row])
+                yield query_document(events, namespaces, self._now_record(), name)
                 cursor = page_row.position
             if not rows:
                 await self._follower.next_change(1.0)
@@ -293,13 +292,8 @@ class SubscriptionService:
         if refused is not None:
             await self._blocking.run(self._stop, target.key, f"'dest' {refused}")
             return False
-        body = query_document(
-            [r.document for r in rows],
-            namespaces_of(rows),
-            self._now_record(),
-            target.name,
-            target.key,
-        )
+        namespaces, events = in_one_delivery(rows)
+        body = query_document(events, namespaces, self._now_record(), target.name, target.key)
         headers = {"Content-Type": "application/json", "GS1-EPCIS-Version": "2.0.0"}
         if target.token:
             headers["GS1-Signature"] = signature(target.token, body)

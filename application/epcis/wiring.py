@@ -11,6 +11,7 @@ from application.epcis.delivery import DeliverySettings, OutboundGuard
 from application.epcis.event_queries import EventQueryService
 from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
 from application.epcis.page_tokens import PageTokens
+from application.epcis.query_prefixes import QueryPrefixes
 from application.epcis.subscriptions import SubscriptionService
 from application.items.rules import CollectionRules
 from application.items.service import ItemsService
@@ -19,6 +20,7 @@ from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now
 from projections.epcis.event_reader import EpcisEventReader
 from projections.epcis.location_tree import LocationTree
+from projections.epcis.prefixes import PrefixReader
 from projections.epcis.readers import ReadModels
 
 
@@ -63,6 +65,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         per_page_default=settings.query_per_page_default,
         per_page_max=settings.query_per_page_max,
         locations=LocationTree(core.database),
+        prefixes=QueryPrefixes(PrefixReader(core.database), core.blocking),
     )
     named_queries = NamedQueryService(items, read_models, events, core.blocking)
     allowed = parse_allow_list(settings.outbound_allow_list)
@@ -79,7 +82,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         core.follower,
         core.blocking,
         DeliverySettings(batch_size=settings.flow_batch_size),
-        events.with_sub_locations,
+        events.parsed,
         core.schema["epcis_subscription"],
     )
     core.background.every("subscriptions", settings.flow_poll_interval, subscriptions.deliver_due)

@@ -29,8 +29,8 @@ from application.epcis.delivery import (
     Expand,
     OutboundGuard,
     backoff_delay,
+    in_one_delivery,
     log_reader_query,
-    namespaces_of,
 )
 from application.errors import Forbidden
 from application.service_records import change_record, live_record
@@ -277,9 +277,8 @@ class OutboundFlows:
         batch = _Batch(rows, from_position=cursor, to_position=rows[-1].position)
         batch.extras = self._extras(rows, setup, snapshot)
         everything = sorted([*rows, *batch.extras], key=lambda r: r.position)
-        batch.body = capture_document(
-            [r.document for r in everything], namespaces_of(everything), self._now()
-        )
+        namespaces, events = in_one_delivery(everything)
+        batch.body = capture_document(events, namespaces, self._now())
         record_times = [orjson.loads(r.document).get("recordTime") for r in rows]
         times = [t for t in record_times if isinstance(t, str)]
         batch.max_record_time = max(times, key=timestamp_micros) if times else None

@@ -37,7 +37,7 @@ def build_flows(core: Core, items: ItemsService, epcis: EpcisCapability) -> Flow
         epcis.outbound_guard,
         core.blocking,
         DeliverySettings(batch_size=settings.flow_batch_size),
-        epcis.events.with_sub_locations,
+        epcis.events.parsed,
     )
     core.background.every("flows", settings.flow_poll_interval, outbound.run_due)
 

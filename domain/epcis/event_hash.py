@@ -34,6 +34,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from domain.epcis.cbv import normalise_cbv
+from domain.epcis.curies import context_prefixes, event_namespaces
 from domain.epcis.hash_order import (
     COMMENTS,
     EVENT_ORDER,
@@ -77,11 +78,8 @@ def prehash(
     ignore_fields: Collection[str] = (),
 ) -> str:
     """The canonical pre-hash string of one event; `ignore_fields` names fields to leave out."""
-    namespaces: Mapping[str, str] = context or {}
-    event_context = event.get("@context")
-    if event_context is not None:
-        # An event may carry its own context (query results do): its prefixes count too.
-        namespaces = {**namespaces, **_prefixes(event_context)}
+    # An event may carry its own context (query results do): its prefixes count too.
+    namespaces = event_namespaces(event, context or {})
     skipped = frozenset(ignore_fields)
     if skipped:
         skipped |= {_expand_name(name, namespaces) for name in skipped}
@@ -98,7 +96,7 @@ def document_context(document: Mapping[str, Any]) -> dict[str, str]:
     Context URLs and term definitions that are objects are skipped.
     """
     context = document.get("@context") if isinstance(document, Mapping) else None
-    return _prefixes(context)
+    return {p: ns for p, ns in context_prefixes(context).items() if ns is not None}
 
 
 def document_ignore_fields(document: Mapping[str, Any]) -> tuple[str, ...]:
@@ -117,18 +115,6 @@ def document_ignore_fields(document: Mapping[str, Any]) -> tuple[str, ...]:
                 values = value if isinstance(value, list) else [value]
                 names.extend(name for name in values if isinstance(name, str))
     return tuple(names)
-
-
-def _prefixes(context: Any) -> dict[str, str]:
-    entries = context if isinstance(context, list) else [context]
-    prefixes: dict[str, str] = {}
-    for entry in entries:
-        if isinstance(entry, Mapping):
-            for prefix, namespace in entry.items():
-                named = isinstance(prefix, str) and not prefix.startswith("@")
-                if named and isinstance(namespace, str):
-                    prefixes[prefix] = namespace
-    return prefixes
 
 
 def _expand_name(name: str, namespaces: Mapping[str, str]) -> str:

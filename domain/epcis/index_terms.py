@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.epcis.cbv import normalise_cbv
+from domain.epcis.curies import event_namespaces, with_iris_expanded
 from domain.epcis.fields import expand_name, is_extension_field
 from domain.epcis.timestamps import timestamp_micros
 from domain.gs1 import canonical_epc
@@ -78,6 +79,9 @@ def _scalar(value: Any) -> tuple[str | None, float | None] | None:
 
 def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTerms:
     """Extract the indexed terms of a valid EPCIS 2.0 event."""
+    # CURIEs are indexed as the IRIs they name, so either form finds the event.
+    namespaces = event_namespaces(event, namespaces)
+    event = with_iris_expanded(event, namespaces)
     terms = EventTerms(
         event_type=str(event.get("type")),
         event_time=timestamp_micros(str(event.get("eventTime"))),

@@ -10,6 +10,9 @@ from domain.epcis.index_terms import EventTerms, event_terms
 from domain.epcis.timestamps import timestamp_micros
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
+from projections.epcis.prefixes import SCHEMA as PREFIX_SCHEMA
+from projections.epcis.prefixes import TABLES as PREFIX_TABLES
+from projections.epcis.prefixes import record_prefixes
 from projections.projection import Projection
 
 SCHEMA = (
@@ -92,6 +95,7 @@ SCHEMA = (
         number_value {real})""",
     "CREATE INDEX IF NOT EXISTS epcis_event_fields_name"
     " ON epcis_event_fields (name, scope, text_value, position)",
+    *PREFIX_SCHEMA,
 )
 
 EVENT_COLUMNS = (
@@ -114,6 +118,7 @@ EVENT_COLUMNS = (
 )
 
 TABLES = (
+    *PREFIX_TABLES,
     "epcis_event_corrections",
     "epcis_event_fields",
     "epcis_event_parties",
@@ -206,3 +211,4 @@ class EpcisEventsProjection(Projection):
             ("position", "scope", "name", "text_value", "number_value"),
             fields,
         )
+        record_prefixes(conn, events)

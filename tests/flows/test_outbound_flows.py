@@ -12,6 +12,11 @@ from infrastructure.settings import Settings
 from tests.access.helpers import Client, call, ok, user_with
 from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import aggregation_event, object_event
+from tests.epcis.test_returned_meaning import (
+    assert_same_statements,
+    capture_all,
+    clashing_documents,
+)
 from tests.flows.helpers import capture, flow_now, flow_to, run
 from tests.flows.partner import Partner, running_partner
 
@@ -68,6 +73,16 @@ async def test_a_declaration_reaches_the_partner_who_had_the_event(
     await run(client, flow)
     assert [e.get("errorDeclaration") for e in partner.events] == [None, declaration]
     assert {e["eventID"] for e in partner.events} == {event["eventID"]}
+
+
+async def test_events_captured_under_clashing_prefixes_are_sent_with_their_iris(
+    client: Client, partner: Partner
+) -> None:
+    documents = clashing_documents()
+    await capture_all(client, documents)
+    await run(client, await flow_to(client, partner.url, {"eventType": ["ObjectEvent"]}))
+    [sent] = partner.documents
+    assert_same_statements(documents, sent)
 
 
 async def test_a_run_with_nothing_new_sends_nothing(client: Client, partner: Partner) -> None:

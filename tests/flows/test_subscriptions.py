@@ -16,6 +16,11 @@ from infrastructure.settings import Settings
 from tests.access.helpers import Client, code, ok, user_with
 from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import object_event
+from tests.epcis.test_returned_meaning import (
+    assert_same_statements,
+    capture_all,
+    clashing_documents,
+)
 from tests.flows.helpers import capture
 from tests.flows.partner import Partner, running_partner
 
@@ -113,6 +118,23 @@ async def test_a_declaration_is_delivered_once_like_any_new_event(
     assert original["eventID"] == retraction["eventID"] == event["eventID"]
     assert "errorDeclaration" not in original
     assert retraction["errorDeclaration"] == declaration
+
+
+async def test_events_captured_under_clashing_prefixes_are_delivered_with_their_iris(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    response = await client.post(
+        "/v2/epcis/queries",
+        data=orjson.dumps({"name": "objects", "query": {"eventType": ["ObjectEvent"]}}),
+        headers={**AUTH, "Content-Type": "application/json"},
+    )
+    assert response.status == 201, await response.text()
+    await subscribe(client, "objects", dest=receiver.url, stream=True)
+    documents = clashing_documents()
+    await capture_all(client, documents)
+    await tracepoint.epcis.subscriptions.deliver_due()
+    [delivery] = receiver.documents
+    assert_same_statements(documents, delivery)
 
 
 async def test_the_signature_is_an_hmac_of_the_body(
