@@ -319,12 +319,44 @@ def test_an_unknown_action_is_rejected_naming_the_allowed_ones(
     ]
 
 
-def test_an_object_event_needs_an_epc_list_or_a_quantity_list(
+TEMPERATURE = [{"sensorReport": [{"type": "Temperature", "value": 21.5, "uom": "CEL"}]}]
+WHAT_AN_OBJECT_EVENT_IS_ABOUT = (
+    "An ObjectEvent needs an 'epcList' or a 'quantityList', or else sensor data about a "
+    "place: a 'sensorElementList' with a 'readPoint'"
+)
+
+
+def test_an_object_event_with_sensor_data_about_a_place_needs_no_epc_list_or_quantity_list(
+    validator: DocumentValidator,
+) -> None:
+    """The standard's sensor examples report readings at a read point, about no object."""
+    event = object_event(epcList=None, readPoint={"id": SGLN}, sensorElementList=TEMPERATURE)
+
+    assert validator.validate_capture(document(event)) == []
+
+
+def test_an_object_event_about_no_object_and_no_place_is_rejected_as_gs1s_schema_rejects_it(
     validator: DocumentValidator,
 ) -> None:
     assert problems(validator, document(object_event(epcList=None))) == [
-        (EVENT, "At least one of 'epcList' or 'quantityList' is required")
+        (EVENT, WHAT_AN_OBJECT_EVENT_IS_ABOUT)
     ]
+
+
+def test_sensor_data_without_a_read_point_does_not_make_up_for_a_missing_epc_list(
+    validator: DocumentValidator,
+) -> None:
+    event = object_event(epcList=None, sensorElementList=TEMPERATURE)
+
+    assert problems(validator, document(event)) == [(EVENT, WHAT_AN_OBJECT_EVENT_IS_ABOUT)]
+
+
+def test_an_empty_sensor_element_list_does_not_make_up_for_a_missing_epc_list(
+    validator: DocumentValidator,
+) -> None:
+    event = object_event(epcList=None, readPoint={"id": SGLN}, sensorElementList=[])
+
+    assert problems(validator, document(event)) == [(EVENT, WHAT_AN_OBJECT_EVENT_IS_ABOUT)]
 
 
 def test_an_object_event_with_an_empty_epc_list_is_accepted(validator: DocumentValidator) -> None:

@@ -187,8 +187,10 @@ EXPECTED_REJECTIONS: dict[str, list[tuple[str, str]]] = {
         (f"{EVENT}.0", "'eventTimeZoneOffset' is a required property"),
         (f"{EVENT}.0", "'action' is a required property"),
     ],
+    # No EPCs, no quantities, and no sensor data about a place either: GS1's schema too
+    # rejects an ObjectEvent that is about nothing.
     "ObjectEvent_without_identifier_list.json": [
-        (f"{EVENT}.0", "At least one of 'epcList' or 'quantityList' is required"),
+        (f"{EVENT}.0", "An ObjectEvent needs an 'epcList' or a 'quantityList', or else sensor"),
     ],
 }
 
