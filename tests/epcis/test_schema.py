@@ -625,13 +625,20 @@ def test_a_sensor_element_needs_at_least_one_report(validator: DocumentValidator
     assert locations(validator, document(event)) == [f"{EVENT}.sensorElementList.0.sensorReport"]
 
 
-def test_biz_rules_belong_to_sensor_metadata_not_to_a_sensor_report(
+def test_biz_rules_on_a_sensor_report_are_accepted_as_gs1s_schema_accepts_them(
     validator: DocumentValidator,
 ) -> None:
+    """GS1's schema lists bizRules among a sensorReport's fields, and real documents use it."""
     element = {
         "sensorMetadata": {"bizRules": "https://example.com/rules/1"},
-        "sensorReport": [{"type": "Temperature", "bizRules": "https://example.com/rules/1"}],
+        "sensorReport": [{"type": "Temperature", "bizRules": "https://example.com/rules/2"}],
     }
+
+    assert validator.validate_capture(document(object_event(sensorElementList=[element]))) == []
+
+
+def test_biz_rules_on_a_sensor_report_are_a_uri(validator: DocumentValidator) -> None:
+    element = {"sensorReport": [{"type": "Temperature", "bizRules": "rule one"}]}
 
     assert locations(validator, document(object_event(sensorElementList=[element]))) == [
         f"{EVENT}.sensorElementList.0.sensorReport.0.bizRules"
