@@ -65,6 +65,19 @@ async def test_an_event_keeps_the_event_id_it_was_captured_with(client: Client) 
     assert stored["eventID"] == "urn:uuid:5c4bbd1a-1111-4cf4-8f13-0c0a7a1f6a11"
 
 
+async def test_an_event_with_a_json_ld_id_is_stored_and_read_back_with_it(
+    client: Client,
+) -> None:
+    event = object_event(id="urn:uuid:0b5e0a2c-54a6-4c55-9d1c-3f0e6b7d8a90")
+    response = await capture(client, document(event))
+    assert response.status == 201, await response.text()
+
+    (stored,) = await events(client)
+    assert stored.pop("eventID") == event_hash(event)
+    assert stored.pop("recordTime")
+    assert stored == event
+
+
 async def test_capture_job_reports_counts_and_success(client: Client) -> None:
     response = await capture(client, document(object_event(), object_event()))
     job = await client.get(response.headers["Location"], headers=AUTH)

@@ -225,6 +225,24 @@ def test_an_ilmd_field_without_a_prefix_is_rejected(validator: DocumentValidator
     assert locations(validator, document(event)) == [f"{EVENT}.ilmd.lotNumber"]
 
 
+@pytest.mark.parametrize("event_type", sorted(MINIMAL_EVENTS))
+def test_a_json_ld_id_on_an_event_is_accepted(
+    validator: DocumentValidator, event_type: str
+) -> None:
+    """`id` is the EPCIS context's alias of `@id`; real documents name their events with it."""
+    event = {**MINIMAL_EVENTS[event_type], "id": "urn:uuid:6f0c1b52-0d5e-4c39-9d5a-1a2b3c4d5e6f"}
+
+    assert validator.validate_capture(document(event)) == []
+
+
+def test_a_json_ld_id_on_an_event_is_a_uri(validator: DocumentValidator) -> None:
+    event = object_event(id="event one")
+
+    assert problems(validator, document(event)) == [
+        (f"{EVENT}.id", "'event one' does not match format 'uri'")
+    ]
+
+
 def test_each_unexpected_field_is_its_own_violation(validator: DocumentValidator) -> None:
     assert locations(validator, document(object_event(foo=1, bar=2))) == [
         f"{EVENT}.foo",
