@@ -78,6 +78,18 @@ async def test_an_event_with_a_json_ld_id_is_stored_and_read_back_with_it(
     assert stored == event
 
 
+async def test_a_read_point_with_fields_beside_its_id_is_read_back_and_found_by_its_id(
+    client: Client,
+) -> None:
+    place = {"id": "urn:epc:id:sgln:4012345.00007.0", "name": "Dock 7"}
+    event = object_event(readPoint=place)
+    response = await capture(client, document(event))
+    assert response.status == 201, await response.text()
+
+    (stored,) = await events(client, EQ_readPoint="urn:epc:id:sgln:4012345.00007.0")
+    assert stored["readPoint"] == place
+
+
 async def test_capture_job_reports_counts_and_success(client: Client) -> None:
     response = await capture(client, document(object_event(), object_event()))
     job = await client.get(response.headers["Location"], headers=AUTH)

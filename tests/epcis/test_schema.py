@@ -207,6 +207,32 @@ def test_a_namespaced_extension_field_is_accepted_anywhere_extensions_are_allowe
     assert validator.validate_capture(document(event, **{"example:origin": "test"})) == []
 
 
+@pytest.mark.parametrize("place", ["readPoint", "bizLocation"])
+def test_a_place_may_carry_fields_without_a_prefix_as_gs1s_schema_allows(
+    validator: DocumentValidator, place: str
+) -> None:
+    event = object_event(**{place: {"id": SGLN, "name": "Dock 3", "gate": {"number": 7}}})
+
+    assert validator.validate_capture(document(event)) == []
+
+
+def test_a_place_still_needs_an_id(validator: DocumentValidator) -> None:
+    event = object_event(readPoint={"name": "Dock 3"})
+
+    assert problems(validator, document(event)) == [
+        (f"{EVENT}.readPoint", "'id' is a required property")
+    ]
+
+
+def test_an_epcis_body_may_carry_fields_beside_its_event_list_as_gs1s_schema_allows(
+    validator: DocumentValidator,
+) -> None:
+    doc = document(object_event())
+    doc["epcisBody"]["batch"] = {"number": 12}
+
+    assert validator.validate_capture(doc) == []
+
+
 def test_an_event_field_without_a_prefix_is_rejected_at_the_field(
     validator: DocumentValidator,
 ) -> None:
