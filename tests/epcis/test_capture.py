@@ -205,10 +205,13 @@ async def test_an_empty_body_is_400(client: Client) -> None:
     assert await response.text() == "EPCIS Document is invalid;\n(root): The request body is empty"
 
 
-async def test_an_empty_event_list_is_400(client: Client) -> None:
+async def test_a_document_with_no_events_is_captured_as_nothing(client: Client) -> None:
     response = await capture(client, document())
-    assert response.status == 400
-    assert "eventList" in await response.text()
+    assert response.status == 201, await response.text()
+
+    job = await (await client.get(response.headers["Location"], headers=AUTH)).json()
+    assert (job["success"], job["eventsReceived"], job["eventsCaptured"]) == (True, 0, 0)
+    assert await events(client) == []
 
 
 async def test_a_body_that_is_not_an_object_is_400(client: Client) -> None:
