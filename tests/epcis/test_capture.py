@@ -90,6 +90,30 @@ async def test_a_read_point_with_fields_beside_its_id_is_read_back_and_found_by_
     assert stored["readPoint"] == place
 
 
+async def test_a_quantity_with_a_unit_but_no_amount_is_stored_and_found_by_its_class(
+    client: Client,
+) -> None:
+    lot = "urn:epc:class:lgtin:4012345.011111.LOT9"
+    event = object_event(epcList=None, quantityList=[{"epcClass": lot, "uom": "KGM"}])
+    response = await capture(client, document(event))
+    assert response.status == 201, await response.text()
+
+    (stored,) = await events(client, MATCH_epcClass=lot)
+    assert stored["quantityList"] == [{"epcClass": lot, "uom": "KGM"}]
+
+
+async def test_sensor_values_in_any_unit_and_any_hex_are_stored_and_read_back(
+    client: Client,
+) -> None:
+    report = {"type": "Temperature", "value": 4.5, "uom": "Cel", "hexBinaryValue": "abc"}
+    event = object_event(sensorElementList=[{"sensorReport": [report]}])
+    response = await capture(client, document(event))
+    assert response.status == 201, await response.text()
+
+    (stored,) = await events(client)
+    assert stored["sensorElementList"] == [{"sensorReport": [report]}]
+
+
 async def test_capture_job_reports_counts_and_success(client: Client) -> None:
     response = await capture(client, document(object_event(), object_event()))
     job = await client.get(response.headers["Location"], headers=AUTH)

@@ -523,12 +523,12 @@ def test_an_unknown_field_in_a_quantity_element_is_rejected(validator: DocumentV
     ]
 
 
-def test_a_unit_of_measure_needs_a_quantity(validator: DocumentValidator) -> None:
+def test_a_unit_of_measure_without_a_quantity_is_accepted_as_gs1s_schema_accepts_it(
+    validator: DocumentValidator,
+) -> None:
     quantities = [{"epcClass": "urn:epc:class:lgtin:4012345.011111.A1", "uom": "KGM"}]
 
-    assert problems(validator, document(object_event(quantityList=quantities))) == [
-        (f"{EVENT}.quantityList.0", "A quantity element with a 'uom' needs a 'quantity'")
-    ]
+    assert validator.validate_capture(document(object_event(quantityList=quantities))) == []
 
 
 def test_a_unit_of_measure_is_a_rec_20_code(validator: DocumentValidator) -> None:
@@ -686,6 +686,36 @@ def test_a_gs1_curie_measurement_type_is_accepted(validator: DocumentValidator) 
     event = object_event(sensorElementList=[{"sensorReport": [report]}])
 
     assert validator.validate_capture(document(event)) == []
+
+
+@pytest.mark.parametrize("unit", ["CEL", "Cel", "°C", "mg/L"])
+def test_a_sensor_reports_unit_is_any_text_as_gs1s_schema_allows(
+    validator: DocumentValidator, unit: str
+) -> None:
+    """GS1's schema checks a quantity's uom against UN/ECE Rec. 20, a sensorReport's it does not."""
+    element = {"sensorReport": [{"type": "Temperature", "value": 4.5, "uom": unit}]}
+
+    assert validator.validate_capture(document(object_event(sensorElementList=[element]))) == []
+
+
+@pytest.mark.parametrize("hex_value", ["", "0AFF", "abc"])
+def test_a_hex_binary_value_is_hex_digits_of_any_count_as_gs1s_schema_allows(
+    validator: DocumentValidator, hex_value: str
+) -> None:
+    element = {"sensorReport": [{"type": "Temperature", "hexBinaryValue": hex_value}]}
+
+    assert validator.validate_capture(document(object_event(sensorElementList=[element]))) == []
+
+
+def test_a_hex_binary_value_is_hex_digits_only(validator: DocumentValidator) -> None:
+    element = {"sensorReport": [{"type": "Temperature", "hexBinaryValue": "0x1F"}]}
+
+    assert problems(validator, document(object_event(sensorElementList=[element]))) == [
+        (
+            f"{EVENT}.sensorElementList.0.sensorReport.0.hexBinaryValue",
+            "'0x1F' is not hexadecimal binary (hex digits only)",
+        )
+    ]
 
 
 def test_a_sensor_element_needs_at_least_one_report(validator: DocumentValidator) -> None:
