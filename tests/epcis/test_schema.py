@@ -349,7 +349,7 @@ def test_every_epcis_identifier_shape_is_a_uri(
 
 @pytest.mark.parametrize(
     "identifier",
-    ["not a uri", "0614141.107346.2017", "http://exa mple.com", "urn:", "a:b#c#d", "urn:x\n"],
+    ["not a uri", "0614141.107346.2017", "http://exa mple.com", "a:b#c#d", "urn:x\n", ":x"],
 )
 def test_a_value_that_is_not_a_uri_is_rejected_at_the_field(
     validator: DocumentValidator, identifier: str
@@ -359,6 +359,22 @@ def test_a_value_that_is_not_a_uri_is_rejected_at_the_field(
     assert problems(validator, document(event)) == [
         (f"{EVENT}.readPoint.id", f"{identifier!r} does not match format 'uri'")
     ]
+
+
+def test_a_scheme_with_nothing_after_it_is_a_uri_as_rfc_3986_and_gs1s_schema_have_it(
+    validator: DocumentValidator,
+) -> None:
+    event = object_event(readPoint={"id": "urn:"})
+
+    assert validator.validate_capture(document(event)) == []
+
+
+def test_an_extension_field_may_be_named_by_any_uri_scheme_as_gs1s_schema_allows(
+    validator: DocumentValidator,
+) -> None:
+    event = object_event(**{"svn+ssh:note": "x", "example:": "y"})
+
+    assert validator.validate_capture(document(event)) == []
 
 
 @pytest.mark.parametrize("offset", ["+00:00", "-06:00", "+14:00", "-13:59"])
