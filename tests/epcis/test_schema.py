@@ -154,12 +154,22 @@ def test_a_document_of_the_wrong_type_is_rejected(validator: DocumentValidator) 
     ]
 
 
-def test_a_query_document_is_refused_for_capture_in_one_sentence(
+def test_capture_refuses_a_query_document_as_the_rest_binding_captures_an_epcis_document(
     validator: DocumentValidator,
 ) -> None:
+    """GS1's schema validates query documents too; `POST /capture` takes an EPCISDocument."""
     assert problems(validator, query_document(object_event())) == [
         ("type", "Capture takes an EPCISDocument, not an EPCISQueryDocument")
     ]
+
+
+def test_capture_refuses_a_bare_event_as_the_rest_binding_captures_an_epcis_document(
+    validator: DocumentValidator,
+) -> None:
+    """GS1's schema validates a single event too; capture takes it inside an EPCISDocument."""
+    event = {**object_event(), "@context": CONTEXT}
+
+    assert ("type", "'ObjectEvent' is not one of ['EPCISDocument']") in problems(validator, event)
 
 
 @pytest.mark.parametrize("version", ["2.0", "2.0.1", "2.1", "2"])
@@ -465,7 +475,7 @@ def test_a_transformation_event_has_no_action(validator: DocumentValidator) -> N
     assert locations(validator, document(event)) == [f"{EVENT}.action"]
 
 
-def test_a_transformation_event_without_id_needs_an_input_and_an_output(
+def test_a_transformation_event_without_a_transformation_id_needs_an_input_as_gs1s_schema_has_it(
     validator: DocumentValidator,
 ) -> None:
     event = when("TransformationEvent", outputEPCList=[SGTIN])
@@ -489,8 +499,13 @@ def test_an_association_event_needs_a_parent(validator: DocumentValidator) -> No
     assert problems(validator, document(event)) == [(EVENT, "'parentID' is a required property")]
 
 
-def test_an_aggregation_event_that_adds_needs_a_parent(validator: DocumentValidator) -> None:
-    event = when("AggregationEvent", action="ADD", childEPCs=[SGTIN])
+@pytest.mark.parametrize("action", ["ADD", "DELETE"])
+def test_an_aggregation_event_that_adds_or_deletes_needs_a_parent_id_per_epcis_7_4_3(
+    validator: DocumentValidator, action: str
+) -> None:
+    """The AggregationEvent's fields (EPCIS 2.0 §7.4.3): parentID is optional when the action
+    is OBSERVE and required otherwise. GS1's schema does not check it; the standard does."""
+    event = when("AggregationEvent", action=action, childEPCs=[SGTIN])
 
     assert problems(validator, document(event)) == [
         (EVENT, "An AggregationEvent with action ADD or DELETE needs a 'parentID'")
@@ -508,6 +523,16 @@ def test_an_unknown_event_type_is_rejected_at_its_type(validator: DocumentValida
 
     assert location == f"{EVENT}.type"
     assert reason.startswith("'ShippingEvent' is not one of ['ObjectEvent', 'AggregationEvent'")
+
+
+def test_an_event_type_named_by_a_uri_is_still_refused_until_queries_can_select_it(
+    validator: DocumentValidator,
+) -> None:
+    """GS1's schema takes an event of any type named by a URI (its Extended-Event), and we
+    know of no SHALL against it; but `eventType` selects the five standard types only."""
+    [(location, _)] = problems(validator, document(when("example:InspectionEvent")))
+
+    assert location == f"{EVENT}.type"
 
 
 def test_an_event_without_a_type_is_rejected(validator: DocumentValidator) -> None:
@@ -685,6 +710,16 @@ def test_a_persistent_disposition_given_as_a_list_is_rejected(
     assert problems(validator, document(event)) == [
         (f"{EVENT}.persistentDisposition", "['completeness_verified'] is not of type 'object'")
     ]
+
+
+def test_a_persistent_disposition_has_its_structure_on_every_event_type(
+    validator: DocumentValidator,
+) -> None:
+    """GS1's schema checks the structure on ObjectEvent and TransformationEvent and lets any
+    value through on the other three; the standard defines one persistentDisposition."""
+    event = {**MINIMAL_EVENTS["AggregationEvent"], "persistentDisposition": "completeness_verified"}
+
+    assert locations(validator, document(event)) == [f"{EVENT}.persistentDisposition"]
 
 
 def test_persistent_disposition_values_are_lists(validator: DocumentValidator) -> None:
