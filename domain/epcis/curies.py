@@ -19,6 +19,7 @@ _NOT_PREFIXES = frozenset({"urn", "_"})
 #: Fields of an event whose values are IRIs (and so may be CURIEs), each a path of keys;
 #: a list on the way applies the rest of the path to each of its items.
 IRI_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("type",),  # the standard's five are words; an extension event's type is an IRI
     ("bizStep",),
     ("disposition",),
     ("readPoint", "id"),

@@ -87,7 +87,9 @@ def prehash(
     if fields is None:
         fields = _tree_prehash(event, namespaces, skipped)
     event_type = event.get("type")
-    return "eventType=" + (event_type if isinstance(event_type, str) else "") + fields
+    # An extension event's type is an IRI, and may be written as a CURIE.
+    event_type = _expand_value(event_type, namespaces) if isinstance(event_type, str) else ""
+    return "eventType=" + event_type + fields
 
 
 def document_context(document: Mapping[str, Any]) -> dict[str, str]:

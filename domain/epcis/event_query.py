@@ -219,10 +219,12 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
         if "\x00" in name or any("\x00" in value for value in values):
             raise QueryParameterError(f"{name!r} contains a NUL character")
         if name == "eventType":
-            unknown = [v for v in values if v not in EVENT_TYPES]
+            # An extension event's type is an IRI: anything with a scheme may name one.
+            unknown = [v for v in values if v not in EVENT_TYPES and ":" not in v]
             if unknown:
                 raise QueryParameterError(
-                    f"eventType: {unknown[0]!r} is not one of {', '.join(EVENT_TYPES)}"
+                    f"eventType: {unknown[0]!r} is neither one of {', '.join(EVENT_TYPES)}"
+                    " nor a URI naming an extension event type"
                 )
             query["event_types"] = tuple(values)
         elif name in ("GE_eventTime", "LT_eventTime", "GE_recordTime", "LT_recordTime"):

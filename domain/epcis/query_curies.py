@@ -14,6 +14,7 @@ from domain.epcis.event_query import CLASS_ROLES, EPC_ROLES, QueryParameterError
 #: Parameters whose values are IRIs.
 IRI_PARAMETERS = frozenset(
     {
+        "eventType",
         "EQ_bizStep",
         "EQ_disposition",
         "EQ_readPoint",

@@ -79,7 +79,7 @@ def test_the_schema_is_a_draft_7_schema_shipped_as_package_data() -> None:
 def test_the_schema_defines_the_five_event_types() -> None:
     event = load_schema()["definitions"]["event"]
 
-    assert event["properties"]["type"]["enum"] == [
+    assert event["properties"]["type"]["anyOf"][0]["enum"] == [
         "ObjectEvent",
         "AggregationEvent",
         "TransactionEvent",
@@ -522,17 +522,30 @@ def test_an_unknown_event_type_is_rejected_at_its_type(validator: DocumentValida
     [(location, reason)] = problems(validator, document(when("ShippingEvent")))
 
     assert location == f"{EVENT}.type"
-    assert reason.startswith("'ShippingEvent' is not one of ['ObjectEvent', 'AggregationEvent'")
+    assert reason.startswith("'ShippingEvent' is neither one of ObjectEvent, AggregationEvent")
+    assert reason.endswith("nor a URI naming an extension event type")
 
 
-def test_an_event_type_named_by_a_uri_is_still_refused_until_queries_can_select_it(
-    validator: DocumentValidator,
-) -> None:
-    """GS1's schema takes an event of any type named by a URI (its Extended-Event), and we
-    know of no SHALL against it; but `eventType` selects the five standard types only."""
-    [(location, _)] = problems(validator, document(when("example:InspectionEvent")))
+def test_an_event_of_a_type_named_by_a_uri_is_accepted(validator: DocumentValidator) -> None:
+    """GS1's schema takes an event of any type named by a URI (its Extended-Event), and the
+    standard has no SHALL against it."""
+    event = {
+        "type": "https://example.com/epcis/InspectionEvent",
+        "eventTime": "2024-03-01T10:00:00Z",
+        "eventTimeZoneOffset": "+00:00",
+        "inspector": "anyone",
+    }
 
-    assert location == f"{EVENT}.type"
+    assert validator.validate_capture(document(event)) == []
+
+
+def test_an_extension_event_needs_the_fields_every_event_has(validator: DocumentValidator) -> None:
+    event = {"type": "https://example.com/epcis/InspectionEvent", "eventTime": "yesterday"}
+
+    assert sorted(problems(validator, document(event))) == [
+        (EVENT, "'eventTimeZoneOffset' is a required property"),
+        (f"{EVENT}.eventTime", "'yesterday' does not match format 'date-time'"),
+    ]
 
 
 def test_an_event_without_a_type_is_rejected(validator: DocumentValidator) -> None:

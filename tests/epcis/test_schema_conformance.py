@@ -237,7 +237,7 @@ def test_query_document_samples_with_nonstandard_sensor_types_are_rejected(
         (
             "QueryDocument_with_invalid_eventType.json",
             f"{QUERY_EVENT}.0.type",
-            "'ObjectEventInvalid' is not one of ['ObjectEvent', ",
+            "'ObjectEventInvalid' is neither one of ObjectEvent, ",
         ),
     ],
 )
