@@ -225,9 +225,18 @@ class CaptureService:
         return violations
 
     async def validate_async(self, document: Any) -> list[Violation]:
-        """`validate`, off the event loop."""
+        """Every reason capture would refuse the document or one of its events, short of
+        what is stored already (a conflict of event IDs), off the event loop."""
         self.check_limit(document)
-        return await self._blocking.run(self.validate, document)
+        return await self._blocking.run(self._refusals, document)
+
+    def _refusals(self, document: Any) -> list[Violation]:
+        # Naming and indexing the events finds what the schema cannot: an eventID that
+        # claims a hash its event does not have, a time that cannot be placed.
+        try:
+            return sorted(self._prepare(document, "proceed").rejected, key=_document_order)
+        except InvalidDocument as exc:
+            return exc.violations
 
     async def capture(
         self,

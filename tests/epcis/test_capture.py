@@ -413,6 +413,22 @@ async def test_validate_rejects_an_invalid_document_like_capture(client: Client)
     assert (await response.text()).startswith("EPCIS Document is invalid;\n")
 
 
+async def test_validate_refuses_an_event_id_that_is_not_the_hash_of_its_event(
+    client: Client,
+) -> None:
+    event = object_event()
+    forged = dict(event, eventID=event_hash(object_event()))
+    response = await client.post(
+        "/v2/epcis/validate",
+        data=orjson.dumps(document(forged)),
+        headers={**AUTH, "Content-Type": "application/json"},
+    )
+    assert response.status == 400
+    text = await response.text()
+    assert "epcisBody.eventList.0.eventID: The eventID is not the CBV 2.0 hash" in text
+    assert event_hash(event) in text
+
+
 async def test_capture_options_advertise_limits_and_error_behaviours(client: Client) -> None:
     response = await client.options("/v2/epcis/capture", headers=AUTH)
     assert response.status == 204
