@@ -20,6 +20,7 @@ from infrastructure.event_store import EventStore
 from tests.conftest import AUTH, FIXTURES, make_settings
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture, events
+from tests.fixtures.upgrade.make_store import event as old_event
 
 Client = TestClient[Any, Any]
 
@@ -139,20 +140,6 @@ OLD_IDS = [
     "ni:///sha-256;68458df34a4d08526fd3877c850b337bf064228282f8efc257e03e251a32ac3f?ver=CBV2.0",
     "ni:///sha-256;69f77385b9a45d07089a8357eb5124b73bbc1ab9b620ebcdfdc40e712c522526?ver=CBV2.0",
 ]
-
-
-def old_event(serial: int, **fields: Any) -> dict[str, Any]:
-    """An event of the old store's capture, as make_store.py wrote it."""
-    return {
-        "type": "ObjectEvent",
-        "eventTime": "2024-03-01T10:00:00.000+01:00",
-        "eventTimeZoneOffset": "+01:00",
-        "epcList": [f"urn:epc:id:sgtin:4012345.011111.{serial}"],
-        "action": "OBSERVE",
-        "bizStep": "shipping",
-        "readPoint": {"id": "urn:epc:id:sgln:4012345.00001.0"},
-        **fields,
-    }
 
 
 def restore_old_store(database_url: str, tmp_path: Path) -> None:
