@@ -10,6 +10,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from domain.epcis.cbv import normalise_cbv
+from domain.epcis.field_parameters import (
+    FieldMatch,
+    FieldParameterError,
+    field_parameter,
+    parse_field_match,
+)
 from domain.epcis.fields import EVENT_TYPES
 from domain.epcis.timestamps import InvalidTimestamp, timestamp_micros
 from domain.gs1 import Glob, Wildcard, canonical_epc, epc_pattern
@@ -61,15 +67,9 @@ NOT_SUPPORTED = frozenset(
     }
 )
 _NOT_SUPPORTED_FAMILIES = (
-    "EQ_INNER_",
-    "EQ_ILMD_",
-    "EQ_ERROR_DECLARATION_",
     "EQ_SENSOR",
-    "EQ_readPoint_",
-    "EQ_bizLocation_",
     "EQ_ATTR_",
     "HASATTR_",
-    "EXISTS_",
     "EQ_value_",
     "EQ_quantity_",
 )
@@ -139,6 +139,7 @@ class EventQuery:
     quantity: tuple[tuple[str, float], ...] = ()
     epc_matches: tuple[EpcMatch, ...] = ()
     typed_values: tuple[TypedValueMatch, ...] = ()
+    field_matches: tuple[FieldMatch, ...] = ()
     order_by: Literal["position", "eventTime", "recordTime"] = "position"
     descending: bool = False
 
@@ -190,6 +191,20 @@ def _flag(name: str, values: Sequence[str]) -> bool:
     raise QueryParameterError(f"{name}: {parts[0]!r} is not true or false")
 
 
+def _field_match(name: str, raw: Sequence[str]) -> FieldMatch:
+    values = split_values(raw)
+    if not values and not name.startswith("EXISTS_"):
+        raise QueryParameterError(f"{name} has no value")
+    if len(values) > MAX_VALUES:
+        raise QueryParameterError(f"{name} lists more than {MAX_VALUES} values")
+    if "\x00" in name or any("\x00" in value for value in values):
+        raise QueryParameterError(f"{name!r} contains a NUL character")
+    try:
+        return parse_field_match(name, values)
+    except FieldParameterError as exc:
+        raise QueryParameterError(str(exc)) from exc
+
+
 def place_tree(place: str) -> tuple[Glob, Glob]:
     """The place (canonical) and what lies within it by its GLN extension alone:
     `…/414/<gln>/254/<ext>` is a sub-location of `…/414/<gln>`. Location master data
@@ -207,9 +222,13 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
     epc_matches: list[EpcMatch] = []
     typed: list[TypedValueMatch] = []
     quantity: list[tuple[str, float]] = []
+    fields: list[FieldMatch] = []
     for name, raw in params.items():
         if name == "EXISTS_errorDeclaration":
             query["declared"] = _flag(name, raw)
+            continue
+        if field_parameter(name) is not None:
+            fields.append(_field_match(name, raw))
             continue
         values = split_values(raw)
         if not values:
@@ -305,6 +324,7 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
     return EventQuery(
         epc_matches=tuple(epc_matches),
         typed_values=tuple(typed),
+        field_matches=tuple(fields),
         quantity=tuple(quantity),
         **query,  # type: ignore[arg-type]
     )

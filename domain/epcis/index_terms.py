@@ -10,7 +10,7 @@ from typing import Any
 
 from domain.epcis.cbv import normalise_cbv
 from domain.epcis.curies import event_namespaces, with_iris_expanded
-from domain.epcis.fields import expand_name, is_extension_field
+from domain.epcis.field_terms import FieldRow, field_rows
 from domain.epcis.timestamps import timestamp_micros
 from domain.gs1 import canonical_epc
 
@@ -44,7 +44,7 @@ class EventTerms:
     quantities: list[tuple[str, str, float | None, str | None]] = field(default_factory=list)
     biz_transactions: list[tuple[str | None, str]] = field(default_factory=list)
     parties: list[tuple[str, str | None, str]] = field(default_factory=list)
-    fields: list[tuple[str, str, str | None, float | None]] = field(default_factory=list)
+    fields: list[FieldRow] = field(default_factory=list)
     #: Error declarations only: when, why (canonical) and the events that correct it.
     declaration_time: int | None = None
     error_reason: str | None = None
@@ -65,16 +65,6 @@ def _place(value: Any) -> str | None:
 
 def _vocabulary(kind: str, value: Any) -> str | None:
     return normalise_cbv(kind, value) if isinstance(value, str) else None
-
-
-def _scalar(value: Any) -> tuple[str | None, float | None] | None:
-    if isinstance(value, bool):
-        return ("true" if value else "false", None)
-    if isinstance(value, int | float):
-        return (None, float(value))
-    if isinstance(value, str):
-        return (value, None)
-    return None
 
 
 def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTerms:
@@ -129,36 +119,15 @@ def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTe
                         canonical_epc(party[direction]),
                     )
                 )
-    for name, value in event.items():
-        if is_extension_field(name):
-            _add_field(terms, "extension", expand_name(name, namespaces), value)
-    ilmd = event.get("ilmd")
-    if isinstance(ilmd, Mapping):
-        for name, value in ilmd.items():
-            _add_field(terms, "ilmd", expand_name(name, namespaces), value)
+    terms.fields = field_rows(event, namespaces)
     declaration = event.get("errorDeclaration")
     if isinstance(declaration, Mapping):
-        _add_declaration(terms, declaration, namespaces)
+        _add_declaration(terms, declaration)
     return terms
 
 
-def _add_declaration(
-    terms: EventTerms, declaration: Mapping[str, Any], namespaces: dict[str, str]
-) -> None:
+def _add_declaration(terms: EventTerms, declaration: Mapping[str, Any]) -> None:
     terms.declaration_time = timestamp_micros(str(declaration.get("declarationTime")))
     terms.error_reason = _vocabulary("errorReason", declaration.get("reason"))
     corrective = declaration.get("correctiveEventIDs") or ()
     terms.corrective_ids = list(dict.fromkeys(i for i in corrective if isinstance(i, str)))
-    for name, value in declaration.items():
-        if is_extension_field(name):
-            _add_field(terms, "errorDeclaration", expand_name(name, namespaces), value)
-
-
-def _add_field(terms: EventTerms, scope: str, name: str, value: Any) -> None:
-    # Only top-level simple values are indexed; nested extension structures stay in the
-    # stored document until the INNER_ query families need them.
-    values = value if isinstance(value, list) else [value]
-    for item in values:
-        scalar = _scalar(item)
-        if scalar is not None:
-            terms.fields.append((scope, name, scalar[0], scalar[1]))

@@ -10,6 +10,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from domain.epcis.curies import curie_prefix, expand_curie
 from domain.epcis.event_query import CLASS_ROLES, EPC_ROLES, QueryParameterError, split_values
+from domain.epcis.field_parameters import field_parameter
 
 #: Parameters whose values are IRIs.
 IRI_PARAMETERS = frozenset(
@@ -56,6 +57,14 @@ def expand_query(
     expanded: dict[str, list[str]] = {}
     for name, values in params.items():
         key = name
+        field = field_parameter(name)
+        if field is not None:
+            op, scope, written = field
+            key = f"{op}_{scope}{expand_curie(written, namespaces)}"
+            if key != name and key in params:
+                raise QueryParameterError(f"{name} names the same field as {key}")
+            expanded[key] = list(values)
+            continue
         typed = name.startswith(TYPED_PARAMETERS)
         if typed:
             kind, _, type_name = name.partition("_")[2].partition("_")
@@ -90,6 +99,10 @@ def extension_prefixes(header: str) -> dict[str, str]:
 def _iris(params: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str]]:
     """Each parameter that names IRIs, with each IRI it names (a type in its name too)."""
     for name, values in params.items():
+        field = field_parameter(name)
+        if field is not None:
+            yield name, field[2]
+            continue
         typed = name.startswith(TYPED_PARAMETERS)
         if typed:
             yield name, name.partition("_")[2].partition("_")[2]

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.epcis.event_query import EventQuery
+from domain.epcis.field_parameters import FieldMatch
 from infrastructure.database import Database, Dialect, glob_condition, in_list
 
 _ORDER_COLUMN = {
@@ -64,6 +65,7 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
         if values:
             where.append(in_list(column, values, params))
     where.extend(_declaration_conditions(query, params))
+    where.extend(_field_condition(match, params) for match in query.field_matches)
     if query.biz_location_trees:
         where.append(_any_glob(dialect, "e.biz_location", query.biz_location_trees, params))
     if query.capture_accounts is not None:
@@ -118,6 +120,31 @@ def _declaration_conditions(query: EventQuery, params: list[Any]) -> list[str]:
     if query.declared and not where:
         where.append("e.declaration_time IS NOT NULL")
     return where
+
+
+def _field_condition(match: FieldMatch, params: list[Any]) -> str:
+    conditions = ["f.scope = ?"]
+    params.append(match.scope)
+    conditions.append(in_list("f.name", match.names, params))
+    if match.operator == "EQ":
+        alternatives = [in_list("f.text_value", match.texts, params)]
+        if match.numbers:
+            alternatives.append(in_list("f.number_value", match.numbers, params))
+        if match.instants:
+            alternatives.append(in_list("f.time_value", match.instants, params))
+        conditions.append("(" + " OR ".join(alternatives) + ")")
+    elif match.operator != "EXISTS":
+        column, bound = (
+            ("f.time_value", match.instants[0])
+            if match.instants
+            else ("f.number_value", match.numbers[0])
+        )
+        conditions.append(f"{column} {match.operator} ?")
+        params.append(bound)
+    return (
+        "e.position IN (SELECT f.position FROM epcis_event_fields f"
+        f" WHERE {' AND '.join(conditions)})"
+    )
 
 
 class EpcisEventReader:

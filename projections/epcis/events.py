@@ -92,9 +92,16 @@ SCHEMA = (
         scope TEXT NOT NULL,
         name {key_text} NOT NULL,
         text_value {key_text},
-        number_value {real})""",
+        number_value {real},
+        time_value {bigint})""",
     "CREATE INDEX IF NOT EXISTS epcis_event_fields_name"
     " ON epcis_event_fields (name, scope, text_value, position)",
+    # GT_/LT_ compare numbers and instants: most values are neither, so partial indexes.
+    "CREATE INDEX IF NOT EXISTS epcis_event_fields_number"
+    " ON epcis_event_fields (name, scope, number_value, position)"
+    " WHERE number_value IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS epcis_event_fields_time"
+    " ON epcis_event_fields (name, scope, time_value, position) WHERE time_value IS NOT NULL",
     *PREFIX_SCHEMA,
 )
 
@@ -193,7 +200,11 @@ class EpcisEventsProjection(Projection):
             quantities.extend((position, *row) for row in terms.quantities if _fits(row[1]))
             transactions.extend((position, *row) for row in terms.biz_transactions if _fits(*row))
             parties.extend((position, *row) for row in terms.parties if _fits(*row[1:]))
-            fields.extend((position, *row) for row in terms.fields if _fits(row[1], row[2]))
+            fields.extend(
+                (position, scope, name, text if _fits(name, text) else None, number, instant)
+                for scope, name, text, number, instant in terms.fields
+                if _fits(name)
+            )
         conn.insert_many("epcis_events", EVENT_COLUMNS, events_rows)
         conn.insert_many("epcis_event_epcs", ("position", "role", "epc"), epcs)
         conn.insert_many(
@@ -208,7 +219,7 @@ class EpcisEventsProjection(Projection):
         conn.insert_many("epcis_event_corrections", ("position", "event_id"), corrections)
         conn.insert_many(
             "epcis_event_fields",
-            ("position", "scope", "name", "text_value", "number_value"),
+            ("position", "scope", "name", "text_value", "number_value", "time_value"),
             fields,
         )
         record_prefixes(conn, events)

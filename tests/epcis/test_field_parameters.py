@@ -1,0 +1,134 @@
+"""The extension-field query families (EPCIS 2.0 §8.2.7.1): EQ_, GT_, GE_, LT_, LE_ and
+EXISTS_ on fields of the event, of ILMD, of an error declaration, of sensor data and of
+readPoint/bizLocation, directly and (INNER_) nested, named by CURIE, IRI or `ns#local`."""
+
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from tests.conftest import AUTH
+from tests.epcis.documents import CONTEXT, document, object_event
+from tests.epcis.test_capture import capture, events
+
+Client = TestClient[Any, Any]
+
+NS = "https://example.com/ns/"
+
+FIRST = object_event(
+    eventID="urn:uuid:00000000-0000-4000-8000-000000000001",
+    action="ADD",
+    readPoint={"id": "urn:epc:id:sgln:4012345.00001.0", "ex:dock": "4"},
+    ilmd={"ex:lot": "L1", "ex:bestBefore": "2025-01-01T00:00:00Z", "ex:origin": {"ex:farm": "F7"}},
+    sensorElementList=[
+        {
+            "sensorMetadata": {"time": "2024-03-01T09:00:00Z", "ex:calibrated": "yes"},
+            "sensorReport": [{"type": "Temperature", "value": 4.0, "uom": "CEL", "ex:probe": "P1"}],
+            "ex:batch": "S1",
+        }
+    ],
+    **{
+        "ex:temperature": 21.5,
+        "ex:grade": "A",
+        "ex:checked": "2024-03-02T10:00:00Z",
+        "ex:grading": {"ex:grade": "B", "ex:inspector": {"ex:name": "Ann"}},
+    },
+)
+SECOND = object_event(
+    eventID="urn:uuid:00000000-0000-4000-8000-000000000002",
+    action="ADD",
+    ilmd={"ex:lot": "L2", "ex:bestBefore": "2026-01-01T00:00:00Z"},
+    errorDeclaration={"declarationTime": "2024-03-05T10:00:00Z", "ex:ticket": "T-9"},
+    **{"ex:temperature": 30, "ex:grade": "B"},
+)
+
+
+@pytest.fixture
+async def stored(client: Client) -> None:
+    response = await capture(client, document(FIRST, SECOND, context=[CONTEXT, {"ex": NS}]))
+    assert response.status == 201, await response.text()
+
+
+async def found(client: Client, **params: str) -> list[str]:
+    return [e["eventID"][-1] for e in await events(client, **params)]
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"EQ_ex:grade": "A"}, ["1"]),
+        ({"EQ_ex:grade": "A|B"}, ["1", "2"]),
+        ({f"EQ_{NS}grade": "B"}, ["2"]),
+        ({"EQ_https://example.com/ns/#grade": "B"}, ["2"]),
+        ({"GT_ex:temperature": "25"}, ["2"]),
+        ({"LE_ex:temperature": "21.5"}, ["1"]),
+        ({"EQ_ex:temperature": "30"}, ["2"]),
+        ({"GE_ex:checked": "2024-03-02T11:00:00+02:00"}, ["1"]),
+        ({"EXISTS_ex:checked": ""}, ["1"]),
+        ({"EQ_INNER_ex:grade": "B"}, ["1"]),
+        ({"EQ_INNER_ex:name": "Ann"}, ["1"]),
+        ({"EQ_ILMD_ex:lot": "L2"}, ["2"]),
+        ({"LT_ILMD_ex:bestBefore": "2025-06-01T00:00:00Z"}, ["1"]),
+        ({"EQ_INNER_ILMD_ex:farm": "F7"}, ["1"]),
+        ({"EQ_ERROR_DECLARATION_ex:ticket": "T-9"}, ["2"]),
+        ({"EQ_SENSORELEMENT_ex:batch": "S1"}, ["1"]),
+        ({"EQ_SENSORMETADATA_ex:calibrated": "yes"}, ["1"]),
+        ({"EQ_SENSORREPORT_ex:probe": "P1"}, ["1"]),
+        ({"EXISTS_SENSORREPORT_ex:probe": ""}, ["1"]),
+        ({"EQ_readPoint_ex:dock": "4"}, ["1"]),
+    ],
+)
+async def test_a_field_parameter_selects_the_events_whose_field_matches(
+    client: Client, stored: None, params: dict[str, str], expected: list[str]
+) -> None:
+    assert await found(client, **params) == expected
+
+
+async def test_a_nested_field_is_found_only_by_the_inner_form(client: Client, stored: None) -> None:
+    assert await found(client, **{"EQ_ex:name": "Ann"}) == []
+
+
+async def test_field_parameters_combine_with_and(client: Client, stored: None) -> None:
+    assert await found(client, **{"EQ_ILMD_ex:lot": "L1|L2", "GT_ex:temperature": "25"}) == ["2"]
+
+
+async def test_a_field_parameter_by_a_prefix_the_query_binds(client: Client, stored: None) -> None:
+    response = await client.get(
+        "/v2/epcis/events",
+        params={"EQ_my:grade": "A"},
+        headers={**AUTH, "GS1-Extensions": f"my={NS}"},
+    )
+    body = await response.json()
+    assert len(body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("params", "fragment"),
+    [
+        ({"GT_ex:grade": "high"}, "compares numbers and date-times"),
+        ({"GE_ex:temperature": "1|2"}, "exactly one value"),
+        ({"EQ_ex:grade": ""}, "has no value"),
+    ],
+)
+async def test_a_bad_field_parameter_is_a_400(
+    client: Client, stored: None, params: dict[str, str], fragment: str
+) -> None:
+    response = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+    assert response.status == 400
+    body = await response.json()
+    assert body["type"] == "epcisException:QueryParameterException"
+    assert fragment in body["detail"]
+
+
+async def test_a_named_query_takes_field_parameters(client: Client, stored: None) -> None:
+    response = await client.post(
+        "/v2/epcis/queries",
+        json={"name": "lot-l1", "query": {"EQ_ILMD_ex:lot": ["L1"], "@context": {"ex": NS}}},
+        headers=AUTH,
+    )
+    assert response.status == 201, await response.text()
+    answer = await client.get("/v2/epcis/queries/lot-l1/events", headers=AUTH)
+    body = await answer.json()
+    assert [
+        e["eventID"][-1] for e in body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+    ] == ["1"]
