@@ -17,6 +17,12 @@ from domain.epcis.field_parameters import (
     parse_field_match,
 )
 from domain.epcis.fields import EVENT_TYPES
+from domain.epcis.sensor_parameters import (
+    ColumnMatch,
+    SensorParameterError,
+    is_sensor_parameter,
+    parse_sensor_match,
+)
 from domain.epcis.timestamps import InvalidTimestamp, timestamp_micros
 from domain.gs1 import Glob, Wildcard, canonical_epc, epc_pattern
 
@@ -43,36 +49,9 @@ NOT_SUPPORTED = frozenset(
         "WD_readPoint",
         "eventCountLimit",
         "maxEventCount",
-        "EXISTS_sensorElementList",
-        "GE_time",
-        "LT_time",
-        "GE_startTime",
-        "LT_startTime",
-        "GE_endTime",
-        "LT_endTime",
-        "EQ_type",
-        "EQ_deviceID",
-        "EQ_dataProcessingMethod",
-        "EQ_microorganism",
-        "EQ_chemicalSubstance",
-        "EQ_bizRules",
-        "EQ_stringValue",
-        "EQ_booleanValue",
-        "EQ_hexBinaryValue",
-        "EQ_uriValue",
-        "GE_percRank",
-        "LT_percRank",
-        "GT_percRank",
-        "LE_percRank",
     }
 )
-_NOT_SUPPORTED_FAMILIES = (
-    "EQ_SENSOR",
-    "EQ_ATTR_",
-    "HASATTR_",
-    "EQ_value_",
-    "EQ_quantity_",
-)
+_NOT_SUPPORTED_FAMILIES = ("EQ_ATTR_", "HASATTR_")
 
 
 #: Most values one parameter may list: keeps statements within every driver's limits.
@@ -140,6 +119,7 @@ class EventQuery:
     epc_matches: tuple[EpcMatch, ...] = ()
     typed_values: tuple[TypedValueMatch, ...] = ()
     field_matches: tuple[FieldMatch, ...] = ()
+    column_matches: tuple[ColumnMatch, ...] = ()
     order_by: Literal["position", "eventTime", "recordTime"] = "position"
     descending: bool = False
 
@@ -223,9 +203,14 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
     typed: list[TypedValueMatch] = []
     quantity: list[tuple[str, float]] = []
     fields: list[FieldMatch] = []
+    columns: list[ColumnMatch] = []
     for name, raw in params.items():
         if name == "EXISTS_errorDeclaration":
             query["declared"] = _flag(name, raw)
+            continue
+        if name == "EXISTS_sensorElementList":
+            if _flag(name, raw):
+                columns.append(parse_sensor_match(name, []))
             continue
         if field_parameter(name) is not None:
             fields.append(_field_match(name, raw))
@@ -311,6 +296,11 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
             if direction not in ("ASC", "DESC"):
                 raise QueryParameterError(f"orderDirection: {direction!r} is not ASC or DESC")
             query["descending"] = direction == "DESC"
+        elif is_sensor_parameter(name):
+            try:
+                columns.append(parse_sensor_match(name, values))
+            except SensorParameterError as exc:
+                raise QueryParameterError(str(exc)) from exc
         elif name in NOT_SUPPORTED or name.startswith(_NOT_SUPPORTED_FAMILIES):
             raise QueryParameterError(f"{name} is not currently supported by this repository")
         else:
@@ -325,6 +315,7 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
         epc_matches=tuple(epc_matches),
         typed_values=tuple(typed),
         field_matches=tuple(fields),
+        column_matches=tuple(columns),
         quantity=tuple(quantity),
         **query,  # type: ignore[arg-type]
     )

@@ -11,7 +11,9 @@ from typing import Any
 from domain.epcis.cbv import normalise_cbv
 from domain.epcis.curies import event_namespaces, with_iris_expanded
 from domain.epcis.field_terms import FieldRow, field_rows
+from domain.epcis.sensor_terms import ElementRow, ReportRow, sensor_rows
 from domain.epcis.timestamps import timestamp_micros
+from domain.epcis.units import in_si
 from domain.gs1 import canonical_epc
 
 _EPC_ROLES = (
@@ -41,7 +43,10 @@ class EventTerms:
     biz_location: str | None
     transformation_id: str | None
     epcs: list[tuple[str, str]] = field(default_factory=list)
-    quantities: list[tuple[str, str, float | None, str | None]] = field(default_factory=list)
+    #: (role, class, quantity, uom, dimension, quantity in SI)
+    quantities: list[tuple[str, str, float | None, str | None, str | None, float | None]] = field(
+        default_factory=list
+    )
     biz_transactions: list[tuple[str | None, str]] = field(default_factory=list)
     parties: list[tuple[str, str | None, str]] = field(default_factory=list)
     fields: list[FieldRow] = field(default_factory=list)
@@ -49,6 +54,8 @@ class EventTerms:
     declaration_time: int | None = None
     error_reason: str | None = None
     corrective_ids: list[str] = field(default_factory=list)
+    sensor_elements: list[ElementRow] = field(default_factory=list)
+    sensor_reports: list[ReportRow] = field(default_factory=list)
 
     def __reduce__(self) -> tuple[type["EventTerms"], tuple[Any, ...]]:
         # Terms cross process boundaries by the thousand; as plain arguments they pickle
@@ -92,15 +99,7 @@ def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTe
     for key, role in _QUANTITY_ROLES:
         for element in event.get(key) or ():
             if isinstance(element, Mapping) and isinstance(element.get("epcClass"), str):
-                quantity = element.get("quantity")
-                terms.quantities.append(
-                    (
-                        role,
-                        canonical_epc(element["epcClass"]),
-                        float(quantity) if isinstance(quantity, int | float) else None,
-                        element.get("uom"),
-                    )
-                )
+                terms.quantities.append(_quantity(role, element))
     for transaction in event.get("bizTransactionList") or ():
         if isinstance(transaction, Mapping) and isinstance(transaction.get("bizTransaction"), str):
             terms.biz_transactions.append(
@@ -120,10 +119,21 @@ def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTe
                     )
                 )
     terms.fields = field_rows(event, namespaces)
+    terms.sensor_elements, terms.sensor_reports = sensor_rows(event, namespaces)
     declaration = event.get("errorDeclaration")
     if isinstance(declaration, Mapping):
         _add_declaration(terms, declaration)
     return terms
+
+
+def _quantity(
+    role: str, element: Mapping[str, Any]
+) -> tuple[str, str, float | None, str | None, str | None, float | None]:
+    quantity = element.get("quantity")
+    uom = element.get("uom") if isinstance(element.get("uom"), str) else None
+    amount = float(quantity) if isinstance(quantity, int | float) else None
+    dimension, si = in_si(amount, uom) if amount is not None else (None, None)
+    return (role, canonical_epc(element["epcClass"]), amount, uom, dimension, si)
 
 
 def _add_declaration(terms: EventTerms, declaration: Mapping[str, Any]) -> None:

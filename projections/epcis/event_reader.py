@@ -6,6 +6,7 @@ from typing import Any
 
 from domain.epcis.event_query import EventQuery
 from domain.epcis.field_parameters import FieldMatch
+from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database, Dialect, glob_condition, in_list
 
 _ORDER_COLUMN = {
@@ -66,6 +67,7 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
             where.append(in_list(column, values, params))
     where.extend(_declaration_conditions(query, params))
     where.extend(_field_condition(match, params) for match in query.field_matches)
+    where.extend(_column_condition(match, params) for match in query.column_matches)
     if query.biz_location_trees:
         where.append(_any_glob(dialect, "e.biz_location", query.biz_location_trees, params))
     if query.capture_accounts is not None:
@@ -145,6 +147,34 @@ def _field_condition(match: FieldMatch, params: list[Any]) -> str:
         "e.position IN (SELECT f.position FROM epcis_event_fields f"
         f" WHERE {' AND '.join(conditions)})"
     )
+
+
+_COLUMN_TABLES = {
+    "elements": "epcis_event_sensor_elements",
+    "reports": "epcis_event_sensor_reports",
+    "quantities": "epcis_event_quantities",
+}
+
+
+def _column_condition(match: ColumnMatch, params: list[Any]) -> str:
+    # Columns and operators come from the parameter tables in domain/epcis, never from
+    # the request: only values are parameters.
+    alternatives = []
+    for table in match.tables:
+        conditions = ["1 = 1"]
+        if match.dimension is not None:
+            conditions.append("c.dimension = ?")
+            params.append(match.dimension)
+        if match.operator == "IN":
+            conditions.append(in_list(f"c.{match.column}", match.values, params))
+        elif match.operator != "EXISTS":
+            conditions.append(f"c.{match.column} {match.operator} ?")
+            params.append(match.values[0])
+        alternatives.append(
+            f"e.position IN (SELECT c.position FROM {_COLUMN_TABLES[table]} c"
+            f" WHERE {' AND '.join(conditions)})"
+        )
+    return "(" + " OR ".join(alternatives) + ")"
 
 
 class EpcisEventReader:

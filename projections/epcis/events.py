@@ -13,6 +13,9 @@ from infrastructure.event_store import LoggedEvent
 from projections.epcis.prefixes import SCHEMA as PREFIX_SCHEMA
 from projections.epcis.prefixes import TABLES as PREFIX_TABLES
 from projections.epcis.prefixes import record_prefixes
+from projections.epcis.sensors import SCHEMA as SENSOR_SCHEMA
+from projections.epcis.sensors import TABLES as SENSOR_TABLES
+from projections.epcis.sensors import insert_sensor_rows
 from projections.projection import Projection
 
 SCHEMA = (
@@ -67,7 +70,12 @@ SCHEMA = (
         role TEXT NOT NULL,
         epc_class {key_text} NOT NULL,
         quantity {real},
-        uom TEXT)""",
+        uom TEXT,
+        dimension TEXT,
+        si_quantity {real})""",
+    # `*_quantity_<uom>` compares in SI within a dimension.
+    "CREATE INDEX IF NOT EXISTS epcis_event_quantities_si"
+    " ON epcis_event_quantities (dimension, si_quantity, position) WHERE dimension IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS epcis_event_quantities_class"
     " ON epcis_event_quantities (epc_class, role, position)",
     "CREATE INDEX IF NOT EXISTS epcis_event_quantities_quantity"
@@ -103,6 +111,7 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS epcis_event_fields_time"
     " ON epcis_event_fields (name, scope, time_value, position) WHERE time_value IS NOT NULL",
     *PREFIX_SCHEMA,
+    *SENSOR_SCHEMA,
 )
 
 EVENT_COLUMNS = (
@@ -126,6 +135,7 @@ EVENT_COLUMNS = (
 
 TABLES = (
     *PREFIX_TABLES,
+    *SENSOR_TABLES,
     "epcis_event_corrections",
     "epcis_event_fields",
     "epcis_event_parties",
@@ -167,6 +177,7 @@ class EpcisEventsProjection(Projection):
         parties: list[tuple[Any, ...]] = []
         fields: list[tuple[Any, ...]] = []
         corrections: list[tuple[Any, ...]] = []
+        sensors: list[tuple[int, EventTerms]] = []
         for logged in events:
             captured: Any = logged.event
             position = logged.position
@@ -196,6 +207,8 @@ class EpcisEventsProjection(Projection):
                 )
             )
             corrections.extend((position, i) for i in terms.corrective_ids if _fits(i))
+            if terms.sensor_elements:
+                sensors.append((position, terms))
             epcs.extend((position, *row) for row in terms.epcs if _fits(row[1]))
             quantities.extend((position, *row) for row in terms.quantities if _fits(row[1]))
             transactions.extend((position, *row) for row in terms.biz_transactions if _fits(*row))
@@ -209,7 +222,7 @@ class EpcisEventsProjection(Projection):
         conn.insert_many("epcis_event_epcs", ("position", "role", "epc"), epcs)
         conn.insert_many(
             "epcis_event_quantities",
-            ("position", "role", "epc_class", "quantity", "uom"),
+            ("position", "role", "epc_class", "quantity", "uom", "dimension", "si_quantity"),
             quantities,
         )
         conn.insert_many(
@@ -222,4 +235,5 @@ class EpcisEventsProjection(Projection):
             ("position", "scope", "name", "text_value", "number_value", "time_value"),
             fields,
         )
+        insert_sensor_rows(conn, sensors)
         record_prefixes(conn, events)
