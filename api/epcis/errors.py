@@ -11,6 +11,7 @@ from api.epcis.documents import DocumentRejected
 from api.epcis.responses import epcis_exception, invalid_document
 from application.access.event_scope import AuthenticationRequired
 from application.epcis.capture import CaptureLimitExceeded, EventIdConflict, InvalidDocument
+from application.epcis.event_queries import QueryTooLarge
 from application.epcis.named_queries import UnknownQuery
 from application.epcis.page_tokens import InvalidPageToken
 from application.errors import AlreadyExists, Forbidden, InvalidRequest, NotFound, PlatformError
@@ -42,6 +43,7 @@ EXCEPTIONS: dict[type[Exception], tuple[int, str, dict[str, str]]] = {
     SubscriptionControlsError: (400, "SubscriptionControlsException", {}),
     CaptureLimitExceeded: (413, "CaptureLimitExceededException", {}),
     EventIdConflict: (409, "ResourceAlreadyExistsException", {}),
+    QueryTooLarge: (413, "QueryTooLargeException", {}),
 }
 
 

@@ -16,6 +16,7 @@ from domain.epcis.event_query import (
     parse_event_query,
     place_tree,
 )
+from domain.gs1 import Glob
 from projections.epcis.event_reader import EpcisEventReader
 from projections.epcis.location_tree import LocationTree
 
@@ -23,6 +24,10 @@ _WHOLE_NUMBER = re.compile(r"[0-9]{1,9}")
 
 #: Parameters that shape paging rather than select events.
 PAGING_PARAMETERS = ("perPage", "nextPageToken")
+
+
+class QueryTooLarge(Exception):
+    """More events match than the query's maxEventCount allows."""
 
 
 @dataclass(frozen=True)
@@ -93,23 +98,49 @@ class EventQueryService:
             cursor = self._tokens.read(token_values[0], print_)
         snapshot = cursor.snapshot if cursor else await self._blocking.run(self._reader.snapshot)
         after = (cursor.sort_key, cursor.position) if cursor else None
-        rows = await self._blocking.run(
-            self._reader.page,
-            query,
-            limit=per_page + 1,
-            snapshot=snapshot,
-            after=after,
-            scope=scope,
+        returned = cursor.returned if cursor else 0
+        if cursor is None and query.max_event_count is not None:
+            await self._refuse_too_many(query, snapshot, scope)
+        if query.event_count_limit is not None:
+            per_page = max(0, min(per_page, query.event_count_limit - returned))
+        rows = (
+            await self._blocking.run(
+                self._reader.page,
+                query,
+                limit=per_page + 1,
+                snapshot=snapshot,
+                after=after,
+                scope=scope,
+            )
+            if per_page
+            else []
         )
         next_token = None
+        # eventCountLimit ends the result, however many more events match.
+        limit_reached = query.event_count_limit is not None and (
+            returned + per_page >= query.event_count_limit
+        )
         if len(rows) > per_page:
             rows = rows[:per_page]
             last = rows[-1]
-            next_token = self._tokens.issue(
-                PageCursor(snapshot, last.sort_key, last.position), print_
-            )
+            if not limit_reached:
+                next_token = self._tokens.issue(
+                    PageCursor(snapshot, last.sort_key, last.position, returned + len(rows)),
+                    print_,
+                )
         namespaces, events = in_one_document((row.document, row.namespaces) for row in rows)
         return EventPage(events, namespaces, next_token, per_page)
+
+    async def _refuse_too_many(self, query: EventQuery, snapshot: int, scope: EventScope) -> None:
+        limit = query.max_event_count
+        assert limit is not None
+        matching = await self._blocking.run(
+            self._reader.count_after, query, after=0, snapshot=snapshot, scope=scope
+        )
+        if matching > limit:
+            raise QueryTooLarge(
+                f"{matching} events match, more than the query's maxEventCount of {limit}"
+            )
 
     async def parsed(
         self, params: Mapping[str, Sequence[str]], prefixes: Mapping[str, str] | None = None
@@ -122,13 +153,22 @@ class EventQueryService:
         return await self.with_sub_locations(parse_event_query(params))
 
     async def with_sub_locations(self, query: EventQuery) -> EventQuery:
-        """WD_bizLocation also finds events at the locations below the named ones in the
-        location master data (`parent_location`), at any depth."""
-        if not query.within_biz_locations or self._locations is None:
+        """WD_bizLocation and WD_readPoint also find events at the locations below the
+        named ones in the location master data (`parent_location`), at any depth."""
+        if self._locations is None:
             return query
-        below = await self._blocking.run(self._locations.within, query.within_biz_locations)
-        extra = tuple(glob for place in sorted(below) for glob in place_tree(place))
-        return dataclasses.replace(query, biz_location_trees=query.biz_location_trees + extra)
+        if query.within_biz_locations:
+            below = await self._below(query.within_biz_locations)
+            query = dataclasses.replace(query, biz_location_trees=query.biz_location_trees + below)
+        if query.within_read_points:
+            below = await self._below(query.within_read_points)
+            query = dataclasses.replace(query, read_point_trees=query.read_point_trees + below)
+        return query
+
+    async def _below(self, places: tuple[str, ...]) -> tuple[Glob, ...]:
+        assert self._locations is not None
+        below = await self._blocking.run(self._locations.within, places)
+        return tuple(glob for place in sorted(below) for glob in place_tree(place))
 
 
 def _bound(prefixes: Mapping[str, str]) -> dict[str, list[str]]:

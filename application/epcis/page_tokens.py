@@ -20,6 +20,8 @@ class PageCursor:
     snapshot: int
     sort_key: int
     position: int
+    #: Events the earlier pages held (eventCountLimit counts across pages).
+    returned: int = 0
 
 
 class PageTokens:
@@ -33,7 +35,9 @@ class PageTokens:
 
     def issue(self, cursor: PageCursor, fingerprint: str) -> str:
         """A token for the page after `cursor` of the query with this fingerprint."""
-        payload = orjson.dumps([cursor.snapshot, cursor.sort_key, cursor.position, fingerprint])
+        payload = orjson.dumps(
+            [cursor.snapshot, cursor.sort_key, cursor.position, fingerprint, cursor.returned]
+        )
         return base64.urlsafe_b64encode(self._mac(payload) + payload).decode().rstrip("=")
 
     def read(self, token: str, fingerprint: str) -> PageCursor:
@@ -45,10 +49,12 @@ class PageTokens:
         mac, payload = raw[:16], raw[16:]
         if len(mac) != 16 or not hmac.compare_digest(mac, self._mac(payload)):
             raise InvalidPageToken("nextPageToken is not a token this service issued")
-        snapshot, sort_key, position, issued_for = orjson.loads(payload)
+        snapshot, sort_key, position, issued_for, *rest = orjson.loads(payload)
         if issued_for != fingerprint:
             raise InvalidPageToken("nextPageToken belongs to a different query")
-        return PageCursor(int(snapshot), int(sort_key), int(position))
+        # Tokens issued before counts were kept carry none.
+        returned = int(rest[0]) if rest else 0
+        return PageCursor(int(snapshot), int(sort_key), int(position), returned)
 
 
 def fingerprint(params: dict[str, list[str]]) -> str:

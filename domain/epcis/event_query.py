@@ -41,16 +41,8 @@ CLASS_ROLES: dict[str, tuple[str, ...]] = {
 }
 QUANTITY_OPERATORS = {"EQ": "=", "GT": ">", "GE": ">=", "LT": "<", "LE": "<="}
 
-#: Parameters of the standard that this service does not evaluate yet: refused, never ignored.
-NOT_SUPPORTED = frozenset(
-    {
-        "EQ_persistentDisposition_set",
-        "EQ_persistentDisposition_unset",
-        "WD_readPoint",
-        "eventCountLimit",
-        "maxEventCount",
-    }
-)
+#: Parameters of the standard that this service does not evaluate yet (they need stored
+#: master data): refused, never ignored.
 _NOT_SUPPORTED_FAMILIES = ("EQ_ATTR_", "HASATTR_")
 
 
@@ -103,6 +95,16 @@ class EventQuery:
     read_points: tuple[str, ...] = ()
     biz_locations: tuple[str, ...] = ()
     biz_location_trees: tuple[Glob, ...] = ()
+    read_point_trees: tuple[Glob, ...] = ()
+    #: The places WD_readPoint names (canonical), whose sub-locations count too.
+    within_read_points: tuple[str, ...] = ()
+    #: EQ_persistentDisposition_set / _unset (canonical dispositions).
+    persistent_set: tuple[str, ...] = ()
+    persistent_unset: tuple[str, ...] = ()
+    #: Only the first N matching events in the order asked for (eventCountLimit) ...
+    event_count_limit: int | None = None
+    #: ... or none at all when more than N match (maxEventCount: QueryTooLargeException).
+    max_event_count: int | None = None
     #: The places WD_bizLocation names (canonical), whose sub-locations count too.
     within_biz_locations: tuple[str, ...] = ()
     #: Only events captured by users of these accounts (a tenant's scope), when given.
@@ -169,6 +171,13 @@ def _flag(name: str, values: Sequence[str]) -> bool:
     if value in ("false", "0"):
         return False
     raise QueryParameterError(f"{name}: {parts[0]!r} is not true or false")
+
+
+def _count(name: str, values: Sequence[str]) -> int:
+    text = _one(name, values)
+    if not text.isascii() or not text.isdigit() or len(text) > 9:
+        raise QueryParameterError(f"{name} must be one whole number, not {text!r}")
+    return int(text)
 
 
 def _field_match(name: str, raw: Sequence[str]) -> FieldMatch:
@@ -247,10 +256,17 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
             query["read_points"] = tuple(canonical_epc(v) for v in values)
         elif name == "EQ_bizLocation":
             query["biz_locations"] = tuple(canonical_epc(v) for v in values)
-        elif name == "WD_bizLocation":
+        elif name in ("WD_bizLocation", "WD_readPoint"):
             places = tuple(canonical_epc(v) for v in values)
-            query["within_biz_locations"] = places
-            query["biz_location_trees"] = tuple(g for p in places for g in place_tree(p))
+            kind = "biz_location" if name == "WD_bizLocation" else "read_point"
+            query[f"within_{kind}s"] = places
+            query[f"{kind}_trees"] = tuple(g for p in places for g in place_tree(p))
+        elif name in ("EQ_persistentDisposition_set", "EQ_persistentDisposition_unset"):
+            key = "persistent_" + name.rpartition("_")[2]
+            query[key] = tuple(normalise_cbv("disposition", v) for v in values)
+        elif name in ("eventCountLimit", "maxEventCount"):
+            key = "event_count_limit" if name == "eventCountLimit" else "max_event_count"
+            query[key] = _count(name, raw)
         elif name == "EQ_transformationID":
             query["transformation_ids"] = tuple(values)
         elif name == "EQ_eventID":
@@ -301,10 +317,14 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
                 columns.append(parse_sensor_match(name, values))
             except SensorParameterError as exc:
                 raise QueryParameterError(str(exc)) from exc
-        elif name in NOT_SUPPORTED or name.startswith(_NOT_SUPPORTED_FAMILIES):
+        elif name.startswith(_NOT_SUPPORTED_FAMILIES):
             raise QueryParameterError(f"{name} is not currently supported by this repository")
         else:
             raise QueryParameterError(f"{name} is not a known EPCIS query parameter")
+    if "event_count_limit" in query and "max_event_count" in query:
+        raise QueryParameterError("eventCountLimit and maxEventCount exclude each other")
+    if "event_count_limit" in query and "order_by" not in query:
+        raise QueryParameterError("eventCountLimit needs orderBy: it counts in that order")
     if "order_by" in query:
         # The standard: orderDirection defaults to DESC when orderBy is given ...
         query.setdefault("descending", True)

@@ -56,6 +56,8 @@ class EventTerms:
     corrective_ids: list[str] = field(default_factory=list)
     sensor_elements: list[ElementRow] = field(default_factory=list)
     sensor_reports: list[ReportRow] = field(default_factory=list)
+    #: (set or unset, canonical disposition) of persistentDisposition
+    persistent: list[tuple[str, str]] = field(default_factory=list)
 
     def __reduce__(self) -> tuple[type["EventTerms"], tuple[Any, ...]]:
         # Terms cross process boundaries by the thousand; as plain arguments they pickle
@@ -120,6 +122,12 @@ def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTe
                 )
     terms.fields = field_rows(event, namespaces)
     terms.sensor_elements, terms.sensor_reports = sensor_rows(event, namespaces)
+    persistent = event.get("persistentDisposition")
+    if isinstance(persistent, Mapping):
+        for kind in ("set", "unset"):
+            for value in persistent.get(kind) or ():
+                if isinstance(value, str):
+                    terms.persistent.append((kind, normalise_cbv("disposition", value)))
     declaration = event.get("errorDeclaration")
     if isinstance(declaration, Mapping):
         _add_declaration(terms, declaration)

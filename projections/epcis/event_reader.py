@@ -70,6 +70,16 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
     where.extend(_column_condition(match, params) for match in query.column_matches)
     if query.biz_location_trees:
         where.append(_any_glob(dialect, "e.biz_location", query.biz_location_trees, params))
+    if query.read_point_trees:
+        where.append(_any_glob(dialect, "e.read_point", query.read_point_trees, params))
+    for kind, values in (("set", query.persistent_set), ("unset", query.persistent_unset)):
+        if values:
+            dispositions = in_list("d.disposition", values, params)
+            params.append(kind)
+            where.append(
+                "e.position IN (SELECT d.position FROM epcis_event_persistent_dispositions d"
+                f" WHERE {dispositions} AND d.kind = ?)"
+            )
     if query.capture_accounts is not None:
         accounts = in_list("j.account", query.capture_accounts, params)
         where.append(

@@ -54,6 +54,12 @@ SCHEMA = (
     " ON epcis_events (declaration_time, position) WHERE declaration_time IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS epcis_events_error_reason"
     " ON epcis_events (error_reason, position) WHERE error_reason IS NOT NULL",
+    """CREATE TABLE IF NOT EXISTS epcis_event_persistent_dispositions (
+        position {bigint} NOT NULL,
+        kind TEXT NOT NULL,
+        disposition {key_text} NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS epcis_event_persistent_dispositions_value"
+    " ON epcis_event_persistent_dispositions (disposition, kind, position)",
     """CREATE TABLE IF NOT EXISTS epcis_event_corrections (
         position {bigint} NOT NULL,
         event_id {key_text} NOT NULL)""",
@@ -137,6 +143,7 @@ TABLES = (
     *PREFIX_TABLES,
     *SENSOR_TABLES,
     "epcis_event_corrections",
+    "epcis_event_persistent_dispositions",
     "epcis_event_fields",
     "epcis_event_parties",
     "epcis_event_biz_transactions",
@@ -178,6 +185,7 @@ class EpcisEventsProjection(Projection):
         fields: list[tuple[Any, ...]] = []
         corrections: list[tuple[Any, ...]] = []
         sensors: list[tuple[int, EventTerms]] = []
+        persistent: list[tuple[Any, ...]] = []
         for logged in events:
             captured: Any = logged.event
             position = logged.position
@@ -207,6 +215,7 @@ class EpcisEventsProjection(Projection):
                 )
             )
             corrections.extend((position, i) for i in terms.corrective_ids if _fits(i))
+            persistent.extend((position, *row) for row in terms.persistent if _fits(row[1]))
             if terms.sensor_elements:
                 sensors.append((position, terms))
             epcs.extend((position, *row) for row in terms.epcs if _fits(row[1]))
@@ -234,6 +243,9 @@ class EpcisEventsProjection(Projection):
             "epcis_event_fields",
             ("position", "scope", "name", "text_value", "number_value", "time_value"),
             fields,
+        )
+        conn.insert_many(
+            "epcis_event_persistent_dispositions", ("position", "kind", "disposition"), persistent
         )
         insert_sensor_rows(conn, sensors)
         record_prefixes(conn, events)

@@ -70,3 +70,20 @@ async def test_a_place_without_master_data_still_covers_its_gln_extensions(clien
     await capture(client, object_event(bizLocation={"id": "urn:epc:id:sgln:4012345.00001.9"}))
     found = await biz_locations(client, "urn:epc:id:sgln:4012345.00001.0")
     assert found == ["urn:epc:id:sgln:4012345.00001.9"]
+
+
+async def test_wd_read_point_follows_the_same_hierarchy(client: Client) -> None:
+    await site_with_dock_and_bin(client)
+    await capture(
+        client,
+        object_event(readPoint={"id": "urn:example:bin:7"}),
+        object_event(readPoint={"id": "urn:epc:id:sgln:4012345.00001.0"}),
+    )
+    response = await client.get(
+        "/v2/epcis/events",
+        params={"WD_readPoint": "urn:epc:id:sgln:9506000.13435.0"},
+        headers=AUTH,
+    )
+    body = await response.json()
+    events = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+    assert [e["readPoint"]["id"] for e in events] == ["urn:example:bin:7"]
