@@ -5,6 +5,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 CONTEXT = "https://ref.gs1.org/standards/epcis/2.0.0/epcis-context.jsonld"
+#: The namespace of the benchmark's own extension fields (`ex:carrier`).
+NAMESPACES = {"ex": "https://example.com/bench/"}
+CARRIERS = [f"carrier-{n:02d}" for n in range(50)]
 COMPANY_PREFIXES = ["4012345", "0614141", "9521234", "5412345"]
 BIZ_STEPS = ["commissioning", "shipping", "receiving", "packing", "storing", "inspecting"]
 DISPOSITIONS = ["active", "in_transit", "in_progress", "sellable_accessible", "container_closed"]
@@ -49,6 +52,27 @@ class EventFactory:
             "readPoint": {"id": location},
             "bizLocation": {"id": location},
         }
+        roll = self.random.random()
+        if event["action"] == "ADD" and roll < 0.4:
+            # Lots and their expiry live in ILMD, as CBV master-data attributes.
+            event["ilmd"] = {
+                "cbvmda:lotNumber": f"LOT-{self.serial // 10}",
+                "cbvmda:itemExpirationDate": f"2026-{1 + self.serial % 12:02d}-28",
+            }
+        if roll > 0.7:
+            event["ex:carrier"] = self.random.choice(CARRIERS)
+        if 0.4 <= roll < 0.5:
+            event["sensorElementList"] = [
+                {
+                    "sensorReport": [
+                        {
+                            "type": "Temperature",
+                            "value": round(self.random.uniform(-5, 30), 1),
+                            "uom": "CEL",
+                        }
+                    ]
+                }
+            ]
         if self.random.random() < 0.3:
             cp = self.random.choice(COMPANY_PREFIXES)
             event["bizTransactionList"] = [
@@ -86,7 +110,7 @@ class EventFactory:
     def document(events: list[dict[str, Any]]) -> dict[str, Any]:
         """An EPCISDocument around the events."""
         return {
-            "@context": [CONTEXT],
+            "@context": [CONTEXT, NAMESPACES],
             "type": "EPCISDocument",
             "schemaVersion": "2.0",
             "creationDate": "2025-01-01T00:00:00.000Z",

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from application.runtime import Tracepoint
-from bench.generator import EventFactory
+from bench.generator import CARRIERS, NAMESPACES, EventFactory
 from bench.harness import TOKEN, fresh_database, serving, settings
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.event_hash import event_hash
@@ -74,8 +74,9 @@ async def capture_rate(database_url: str, batch: int, total: int, clients: int) 
     return float(output.decode().strip().splitlines()[-1])
 
 
-def load(service: Tracepoint, count: int, factory: EventFactory) -> list[str]:
-    """Store `count` events through the store and projections (no HTTP); return some EPCs."""
+def load(service: Tracepoint, count: int, factory: EventFactory, lots: list[str]) -> list[str]:
+    """Store `count` events through the store and projections (no HTTP); return some EPCs
+    (and some lot numbers in `lots`)."""
     sample: list[str] = []
     done = 0
     report = time.perf_counter()
@@ -83,9 +84,9 @@ def load(service: Tracepoint, count: int, factory: EventFactory) -> list[str]:
         events = factory.events(min(1000, count - done))
         aggregates = [
             CapturedEvent.captured(
-                event_id=event_hash(e, {}),
+                event_id=event_hash(e, NAMESPACES),
                 epcis_event=e,
-                namespaces={},
+                namespaces=NAMESPACES,
                 record_time="2025-06-01T00:00:00.000Z",
                 capture_id="bench-load",
             )
@@ -95,6 +96,8 @@ def load(service: Tracepoint, count: int, factory: EventFactory) -> list[str]:
         service.projections.catch_up()
         if len(sample) < 500:
             sample.extend(e["epcList"][0] for e in events[:5] if "epcList" in e)
+        if len(lots) < 500:
+            lots.extend(e["ilmd"]["cbvmda:lotNumber"] for e in events[:50] if "ilmd" in e)
         done += len(events)
         if time.perf_counter() - report > 30:
             print(f"    loaded {done:,} events", flush=True)
@@ -109,7 +112,8 @@ async def query_latencies(
     service = Tracepoint(settings(database_url))
     factory = EventFactory(seed=42)
     started = time.perf_counter()
-    sample = await asyncio.to_thread(load, service, count, factory)
+    lots: list[str] = []
+    sample = await asyncio.to_thread(load, service, count, factory, lots)
     print(f"    loaded {count:,} events in {time.perf_counter() - started:.0f} s", flush=True)
     await service.start()
     rng = factory.random
@@ -131,6 +135,12 @@ async def query_latencies(
         "EQ_bizStep": lambda: {"EQ_bizStep": rng.choice(["shipping", "receiving"])},
         "MATCH_epc exact": lambda: {"MATCH_epc": rng.choice(sample)},
         "MATCH_epc pattern": pattern,
+        "ILMD lot number": lambda: {"EQ_ILMD_cbvmda:lotNumber": rng.choice(lots)},
+        "extension field": lambda: {"EQ_ex:carrier": rng.choice(CARRIERS)},
+        "sensor type + value (FAH)": lambda: {
+            "EQ_type": "Temperature",
+            "GE_value_FAH": str(rng.randint(68, 85)),
+        },
     }
     async with serving(service) as (base, session):
         for name, params in queries.items():

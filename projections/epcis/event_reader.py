@@ -8,6 +8,7 @@ from domain.epcis.event_query import EventQuery
 from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database, Dialect, glob_condition, in_list
+from projections.epcis.position_pages import positions_first, split_conditions
 
 _ORDER_COLUMN = {
     "position": "e.position",
@@ -184,7 +185,7 @@ def _column_condition(match: ColumnMatch, params: list[Any]) -> str:
             f"e.position IN (SELECT c.position FROM {_COLUMN_TABLES[table]} c"
             f" WHERE {' AND '.join(conditions)})"
         )
-    return "(" + " OR ".join(alternatives) + ")"
+    return alternatives[0] if len(alternatives) == 1 else "(" + " OR ".join(alternatives) + ")"
 
 
 class EpcisEventReader:
@@ -208,6 +209,14 @@ class EpcisEventReader:
         Reading below a fixed snapshot makes paging a consistent view: events captured
         while a client pages do not shift pages, so nothing is skipped or repeated.
         """
+        if scope is None and query.order_by == "position":
+            found: list[Any] = []
+            conditions = split_conditions(build_where(self._db.dialect, query, found), found)
+            planned = positions_first(
+                conditions, snapshot, after[1] if after is not None else None, limit
+            )
+            if planned is not None:
+                return self._rows(*planned)
         params: list[Any] = [snapshot]
         # The snapshot bound never narrows much; the unary plus keeps planners from
         # walking the primary key for it instead of using a selective index.
@@ -233,6 +242,9 @@ class EpcisEventReader:
             f" WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
         )
         params.append(limit)
+        return self._rows(sql, params)
+
+    def _rows(self, sql: str, params: list[Any]) -> list[PageRow]:
         with self._db.transaction(write=False) as conn:
             rows = conn.fetchall(sql, params)
         return [PageRow(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]

@@ -132,3 +132,25 @@ async def test_a_named_query_takes_field_parameters(client: Client, stored: None
     assert [
         e["eventID"][-1] for e in body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
     ] == ["1"]
+
+
+async def test_pages_of_a_field_query_hold_each_match_once_in_log_order(client: Client) -> None:
+    graded = [object_event(**{"ex:grade": "A"}) for _ in range(5)]
+    other = object_event(**{"ex:grade": "C"})
+    response = await capture(
+        client, document(*graded[:3], other, *graded[3:], context=[CONTEXT, {"ex": NS}])
+    )
+    assert response.status == 201
+    seen: list[str] = []
+    params = {"EQ_ex:grade": "A", "perPage": "2"}
+    while True:
+        answer = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+        body = await answer.json()
+        seen.extend(
+            e["epcList"][0] for e in body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+        )
+        link = answer.headers.get("Link")
+        if link is None:
+            break
+        params["nextPageToken"] = link[link.index("nextPageToken=") + 14 : link.index(">")]
+    assert seen == [e["epcList"][0] for e in graded]

@@ -1,0 +1,82 @@
+"""Pages in log order found from index tables alone, before any event row is read.
+
+A query whose every condition is "the event has a row in some index table" (an extension
+field, ILMD, sensor data, EPCs …) would otherwise read the event row of every match and
+sort them to keep the first page: thousands of random reads at a million events. Here the
+first page's positions come from the index tables, in order, and only those events are
+read.
+"""
+
+from typing import Any
+
+_SEMI = "e.position IN ("
+
+#: Index tables whose conditions select through an index that yields positions cheaply.
+#: EPC patterns are left to the general plan: a LIKE the planner misjudges would make it
+#: walk a whole table in position order.
+_DRIVERS = (
+    " FROM epcis_event_fields ",
+    " FROM epcis_event_sensor_reports ",
+    " FROM epcis_event_sensor_elements ",
+    " FROM epcis_event_persistent_dispositions ",
+    " FROM epcis_event_corrections ",
+)
+
+
+def split_conditions(sql: list[str], params: list[Any]) -> list[tuple[str, list[Any]]]:
+    """Each condition with its own parameters: one per `?` it holds, in order."""
+    result = []
+    offset = 0
+    for condition in sql:
+        count = condition.count("?")
+        result.append((condition, params[offset : offset + count]))
+        offset += count
+    return result
+
+
+def _positions(condition: str) -> str | None:
+    """The SELECT of positions a condition `e.position IN (SELECT …)` tests, else None."""
+    if not (condition.startswith(_SEMI) and condition.endswith(")")):
+        return None
+    inner = condition[len(_SEMI) : -1]
+    # Only one subquery: the closing parenthesis must be the one the test opened.
+    depth = 0
+    for char in inner:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return None
+    return inner if depth == 0 and inner.startswith("SELECT ") else None
+
+
+def positions_first(
+    conditions: list[tuple[str, list[Any]]], snapshot: int, after: int | None, limit: int
+) -> tuple[str, list[Any]] | None:
+    """The page's SQL (ordered by log position), or None when some condition needs the
+    event row itself (then the caller's plan is the right one)."""
+    selects = [(_positions(sql), params) for sql, params in conditions]
+    if not selects or any(select is None for select, _ in selects):
+        return None
+    drivers = [
+        i for i, (select, _) in enumerate(selects) if any(d in str(select) for d in _DRIVERS)
+    ]
+    if not drivers:
+        return None
+    driver, driver_params = selects.pop(drivers[0])
+    others = selects
+    where = ["d.position <= ?"]
+    params: list[Any] = [*driver_params, snapshot]
+    if after is not None:
+        where.append("d.position > ?")
+        params.append(after)
+    for select, select_params in others:
+        where.append(f"d.position IN ({select})")
+        params.extend(select_params)
+    params.extend((limit, limit))
+    sql = (
+        "SELECT e.position, e.position, e.document, e.namespaces FROM epcis_events e"
+        " WHERE e.position IN ("
+        f"SELECT DISTINCT d.position FROM ({driver}) d WHERE {' AND '.join(where)}"
+        " ORDER BY d.position LIMIT ?)"
+        " ORDER BY e.position LIMIT ?"
+    )
+    return sql, params
