@@ -110,8 +110,9 @@ def test_sensor_attributes_become_typed_properties() -> None:
 
 def test_epcis_1_2_wrappers_are_unwrapped() -> None:
     document = read_xml_document(
-        (XML_CORPUS / "1.2" / "Documents" / "ObjectEvent_with_baseExtension_errorDeclaration.xml")
-        .read_bytes()
+        (
+            XML_CORPUS / "1.2" / "Documents" / "ObjectEvent_with_baseExtension_errorDeclaration.xml"
+        ).read_bytes()
     ).document
     plain, declared = document["epcisBody"]["eventList"][:2]
     assert {"sourceList", "destinationList"} <= set(plain)
@@ -136,9 +137,7 @@ def test_header_master_data_becomes_the_json_header() -> None:
     location = next(v for v in vocabularies if v["type"].endswith("Location"))
     first = location["vocabularyElementList"][0]
     assert first["id"] == "urn:epc:id:sgln:030001.111111.0"
-    assert {"id": "urn:epcglobal:cbv:mda#city", "attribute": "Thousand Oaks"} in first[
-        "attributes"
-    ]
+    assert {"id": "urn:epcglobal:cbv:mda#city", "attribute": "Thousand Oaks"} in first["attributes"]
     assert document["sender"] == "urn:epc:id:sgln:030001.111111.0"
 
 
@@ -161,8 +160,10 @@ def test_a_1_2_field_inside_extension_is_located_inside_it() -> None:
 
 
 def test_an_element_out_of_the_2_0_schema_order_is_reported_at_its_path() -> None:
-    event = object_event().replace("<action>OBSERVE</action>", "").replace(
-        "<eventTime>", "<action>OBSERVE</action><eventTime>"
+    event = (
+        object_event()
+        .replace("<action>OBSERVE</action>", "")
+        .replace("<eventTime>", "<action>OBSERVE</action><eventTime>")
     )
     violations = read_xml_document(xml_document(event)).violations
     assert violations
@@ -173,8 +174,7 @@ def test_billion_laughs_is_refused_before_any_entity_is_expanded() -> None:
     body = (
         b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
         + b"".join(
-            f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10}">'.encode()
-            for i in range(1, 10)
+            f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10}">'.encode() for i in range(1, 10)
         ).replace(b"&lol0;", b"&lol;")
         + b"]><epcis:EPCISDocument xmlns:epcis='urn:epcglobal:epcis:xsd:2'>&lol9;"
         + b"</epcis:EPCISDocument>"
@@ -196,7 +196,7 @@ def test_an_external_entity_is_refused_and_never_read() -> None:
 
 def test_a_document_that_is_not_well_formed_is_refused_with_its_line() -> None:
     body = xml_document(object_event()).replace(b"</EventList>", b"</Eventlist>")
-    with pytest.raises(XmlDocumentRejected, match="not well-formed XML.*line 2"):
+    with pytest.raises(XmlDocumentRejected, match=r"not well-formed XML.*line 2"):
         read_xml_document(body)
 
 
