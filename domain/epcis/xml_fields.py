@@ -192,12 +192,11 @@ def bare_word(kind: str, value: str) -> str:
 
 def cbv_urn(kind: str, value: str) -> str:
     """A CBV value as 1.x-era XML consumers expect it: the CBV URN of a standard bare word
-    of vocabulary `kind` (sensor types become `gs1:` names); other values unchanged."""
+    of vocabulary `kind`, or its Web URI where CBV 1.x had no URN (sensor types); other
+    values unchanged."""
     vocabulary = VOCABULARIES[kind]
     if value not in vocabulary.words:
         return value
     if vocabulary.urn_prefix is not None and vocabulary.urn_prefix.startswith(CBV_URN_ROOT):
         return vocabulary.urn_prefix + value
-    if vocabulary.web_prefix == GS1_VOCABULARY:
-        return "gs1:" + value
     return vocabulary.web_prefix + value

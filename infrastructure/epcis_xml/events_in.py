@@ -148,8 +148,11 @@ class EventReader:
         prefix, colon, rest = text.partition(":")
         namespace = element.nsmap.get(prefix) if colon and prefix not in _SCHEMES else None
         if prefix == "gs1" and kind in _GS1_KINDS:
-            # Sensor types are GS1 Web Vocabulary terms whatever the XML declares (some
-            # documents bind gs1 to ref.gs1.org/voc/), as the hash reference reads them.
+            if namespace is None:
+                # Undeclared, `gs1:` is the standard context's, as in a JSON value: kept.
+                return text
+            # Declared, it names the GS1 Web Vocabulary whatever URI the document wrote
+            # (some write ref.gs1.org/voc/), as the hash reference reads it.
             namespace = GS1_VOCABULARY
         if namespace is None:
             return bare_word(kind, text) if kind else text

@@ -119,8 +119,10 @@ async def test_an_xml_document_is_stored_as_the_same_events_as_its_json_twin(
     assert canonical_events(stored, document_context(body)) == canonical_events(
         twin, twin_namespaces
     )
-    # Where the twin names its events, they are stored under those IDs.
-    named = {e["eventID"] for e in twin if "eventID" in e}
+    # Where the twin names its events other than by hash, they are stored under those IDs.
+    # (A hash ID may differ: the hash reads an unbound `gs1:Angle` of one twin literally,
+    # a bare `Angle` of the other as its IRI.)
+    named = {e["eventID"] for e in twin if not e.get("eventID", "ni:").startswith("ni:")}
     assert named <= {e["eventID"] for e in stored}
 
 

@@ -90,7 +90,7 @@ def test_a_prefix_bound_to_another_namespace_in_one_event_gets_an_event_context(
 
 def test_sensor_attributes_become_typed_properties() -> None:
     extra = (
-        "<sensorElementList><sensorElement>"
+        "<sensorElementList><sensorElement xmlns:gs1='https://gs1.org/voc/'>"
         '<sensorMetadata time="2024-03-01T09:00:00Z"/>'
         '<sensorReport type="gs1:Temperature" value="26.5" uom="CEL" booleanValue="true"/>'
         "</sensorElement></sensorElementList>"
@@ -105,6 +105,20 @@ def test_sensor_attributes_become_typed_properties() -> None:
                 {"type": "Temperature", "value": 26.5, "uom": "CEL", "booleanValue": True}
             ],
         }
+    ]
+
+
+def test_an_undeclared_gs1_prefix_is_kept_as_the_standard_context_reads_it() -> None:
+    extra = (
+        "<sensorElementList><sensorElement>"
+        '<sensorReport type="gs1:Temperature" value="4"/>'
+        "</sensorElement></sensorElementList>"
+    )
+    event = read_xml_document(xml_document(object_event(extra=extra))).document["epcisBody"][
+        "eventList"
+    ][0]
+    assert event["sensorElementList"][0]["sensorReport"] == [
+        {"type": "gs1:Temperature", "value": 4}
     ]
 
 
