@@ -15,7 +15,7 @@ from infrastructure.epcis_xml import (
     XmlDocumentRejected,
     read_xml_document,
 )
-from infrastructure.epcis_xml.writer import query_document_xml
+from infrastructure.epcis_xml.writer import query_document_from_json, query_document_xml
 
 __all__ = ["XmlDocument", "XmlDocuments"]
 
@@ -61,3 +61,7 @@ class XmlDocuments:
         return await self._blocking.run(
             query_document_xml, events, namespaces, created, query_name, subscription_id
         )
+
+    async def from_json(self, document: bytes) -> bytes:
+        """The XML form of a JSON EPCISQueryDocument (a subscription's delivery)."""
+        return await self._blocking.run(query_document_from_json, document)

@@ -18,6 +18,7 @@ from domain.epcis.xml_fields import (
     BASE_FIELDS,
     DECLARATION_FIELDS,
     EPC_LISTS,
+    EPCIS_2,
     EPCIS_QUERY_2,
     ITEM_ELEMENTS,
     QUANTITY_FIELDS,
@@ -39,14 +40,30 @@ _SENSOR_KINDS = {"type": "measurementType", "exception": "sensorException"}
 _COMPONENT_PREFIX = "https://ref.gs1.org/cbv/Comp-"
 
 
+def capture_document_xml(
+    events: Sequence[str | Mapping[str, Any]], namespaces: Mapping[str, str], created: str
+) -> bytes:
+    """An EPCIS 2.0 XML EPCISDocument holding these events (their stored JSON)."""
+    root = etree.Element(
+        f"{{{EPCIS_2}}}EPCISDocument",
+        {"schemaVersion": "2.0", "creationDate": created},
+        nsmap={"epcis": EPCIS_2, **{p: n for p, n in namespaces.items() if p != "epcis"}},
+    )
+    event_list = etree.SubElement(etree.SubElement(root, "EPCISBody"), "EventList")
+    for event in events:
+        parsed = orjson.loads(event) if isinstance(event, str) else event
+        _EventWriter(dict(namespaces)).write(event_list, parsed)
+    return bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+
+
 def query_document_xml(
-    events: Sequence[str],
+    events: Sequence[str | Mapping[str, Any]],
     namespaces: Mapping[str, str],
     created: str,
     query_name: str,
     subscription_id: str | None = None,
 ) -> bytes:
-    """An EPCISQueryDocument in XML holding these events (their stored JSON)."""
+    """An EPCISQueryDocument in XML holding these events (their stored JSON, or parsed)."""
     nsmap: dict[str | None, str] = {"epcisq": EPCIS_QUERY_2}
     for prefix, namespace in namespaces.items():
         if prefix != "epcisq":
@@ -62,8 +79,9 @@ def query_document_xml(
     if subscription_id is not None:
         etree.SubElement(results, "subscriptionID").text = subscription_id
     event_list = etree.SubElement(etree.SubElement(results, "resultsBody"), "EventList")
-    for text in events:
-        _EventWriter(dict(namespaces)).write(event_list, orjson.loads(text))
+    for event in events:
+        parsed = orjson.loads(event) if isinstance(event, str) else event
+        _EventWriter(dict(namespaces)).write(event_list, parsed)
     return bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
 
 
@@ -197,6 +215,19 @@ class _EventWriter:
             return f"{{{namespace}/}}{local}" if local else None
         bound = self._namespaces.get(prefix) or _STANDARD.get(prefix)
         return f"{{{bound}}}{local}" if bound else None
+
+
+def query_document_from_json(document: bytes) -> bytes:
+    """The XML form of a JSON EPCISQueryDocument (what a subscription delivers)."""
+    parsed = orjson.loads(document)
+    results = parsed["epcisBody"]["queryResults"]
+    return query_document_xml(
+        results["resultsBody"]["eventList"],
+        {p: n for p, n in context_prefixes(parsed.get("@context")).items() if n is not None},
+        parsed.get("creationDate", ""),
+        results.get("queryName", ""),
+        results.get("subscriptionID"),
+    )
 
 
 def _text(value: Any) -> str:

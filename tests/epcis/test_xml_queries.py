@@ -172,3 +172,36 @@ def test_the_answer_is_well_formed_for_every_kind_of_value() -> None:
     assert read["ex:n"] == "1.5"
     assert read["ex:b"] == "true"
     assert read["ex:list"] == ["x", {"ex:y": "2"}]
+
+
+async def test_a_websocket_that_accepts_xml_is_sent_xml_query_documents(
+    tracepoint: Any, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from aiohttp import WSMsgType
+
+    await client.post(
+        "/v2/epcis/queries",
+        json={"name": "shipping", "query": {"EQ_bizStep": ["shipping"]}},
+        headers=AUTH,
+    )
+    listening = asyncio.Event()
+    next_change = tracepoint.follower.next_change
+
+    async def noted(seconds: float, every: float = 0.05) -> None:
+        listening.set()
+        await next_change(seconds, every)
+
+    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
+    socket = await client.ws_connect("/v2/epcis/queries/shipping/events", headers=XML)
+    try:
+        await asyncio.wait_for(listening.wait(), 30)
+        await capture(client, _document(_event(7)))
+        message = await socket.receive(timeout=30)
+        assert message.type == WSMsgType.TEXT, message
+        root = etree.fromstring(message.data.encode())
+        assert root.tag == f"{{{QUERY_NS}}}EPCISQueryDocument"
+        assert root.findtext(".//ObjectEvent/epcList/epc") == "urn:epc:id:sgtin:4012345.011111.7"
+    finally:
+        await socket.close()
