@@ -1,11 +1,14 @@
 """Captures one 10,000-event document and prints peak RSS in MB: this process, workers.
 
-The second figure is the sum of the event-analysis workers' peaks (Linux: VmHWM). It
-counts the pages they share with their fork server once per worker, so it overstates.
+`python -m bench.memory URL [json|xml]`: the document is sent as JSON (the default) or as
+its EPCIS 2.0 XML twin. The second figure is the sum of the event-analysis workers' peaks
+(Linux: VmHWM). It counts the pages they share with their fork server once per worker, so
+it overstates.
 """
 
 import asyncio
 import resource
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,18 +17,39 @@ import orjson
 from application.runtime import Tracepoint
 from bench.generator import EventFactory
 from bench.harness import serving, settings
+from infrastructure.epcis_xml.writer import capture_document_xml
+
+EVENTS = 10_000
+MEDIA_TYPES = {"json": "application/json", "xml": "application/xml"}
 
 
-async def main(database_url: str) -> None:
+def document_body(kind: str) -> bytes:
+    """The benchmark's document, as JSON or as XML."""
+    factory = EventFactory(seed=10_000)
+    document = factory.document(factory.events(EVENTS))
+    if kind == "json":
+        return orjson.dumps(document)
+    events = [orjson.dumps(event).decode() for event in document["epcisBody"]["eventList"]]
+    return capture_document_xml(events, {}, document["creationDate"])
+
+
+def body_of(kind: str) -> bytes:
+    """The document to capture; XML is written by another process, as building its tree
+    here would otherwise set the peak being measured."""
+    if kind == "json":
+        return document_body(kind)
+    script = "import sys, bench.memory as m; sys.stdout.buffer.write(m.document_body('xml'))"
+    return subprocess.run([sys.executable, "-c", script], check=True, capture_output=True).stdout
+
+
+async def main(database_url: str, kind: str, body: bytes) -> None:
     """Start the service, capture one large document over HTTP, report the peak memory."""
     service = Tracepoint(settings(database_url))
     await service.start()
-    factory = EventFactory(seed=10_000)
-    body = orjson.dumps(factory.document(factory.events(10_000)))
     async with (
         serving(service) as (base, session),
         session.post(
-            f"{base}/v2/epcis/capture", data=body, headers={"Content-Type": "application/json"}
+            f"{base}/v2/epcis/capture", data=body, headers={"Content-Type": MEDIA_TYPES[kind]}
         ) as response,
     ):
         if response.status != 201:
@@ -43,4 +67,5 @@ def _peak_kb(pid: int) -> int:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    chosen = sys.argv[2] if len(sys.argv) > 2 else "json"
+    asyncio.run(main(sys.argv[1], chosen, body_of(chosen)))

@@ -158,11 +158,11 @@ async def query_latencies(
     return results
 
 
-def capture_memory(database_url: str) -> tuple[float, float]:
-    """Peak resident memory (MB) of a fresh service capturing one 10,000-event document:
-    its own process, and its event-analysis workers together."""
+def capture_memory(database_url: str, kind: str = "json") -> tuple[float, float]:
+    """Peak resident memory (MB) of a fresh service capturing one 10,000-event document
+    (`json` or `xml`): its own process, and its event-analysis workers together."""
     output = subprocess.run(
-        [sys.executable, "-m", "bench.memory", database_url],
+        [sys.executable, "-m", "bench.memory", database_url, kind],
         check=True,
         capture_output=True,
         text=True,
@@ -198,12 +198,12 @@ def main() -> None:
                 f"({two / raw:.0%})",
                 flush=True,
             )
-        if args.only in (None, "memory"):
+        for kind in ("json", "xml") if args.only in (None, "memory") else ():
             with fresh_database(backend) as url:
-                peak, workers = capture_memory(url)
+                peak, workers = capture_memory(url, kind)
             print(
-                f"  peak memory capturing 10,000 events: {peak:.0f} MB service process, "
-                f"{workers:.0f} MB analysis workers together",
+                f"  peak memory capturing 10,000 events as {kind.upper():<4}: {peak:.0f} MB "
+                f"service process, {workers:.0f} MB analysis workers together",
                 flush=True,
             )
         if args.only not in (None, "query"):

@@ -4,7 +4,7 @@ from typing import Any
 
 from aiohttp import web
 
-from api.epcis.documents import DocumentRejected, limit_headers, read_document
+from api.epcis.documents import DocumentRejected, limit_headers, located, read_document
 from api.epcis.errors import ERROR_HEADERS
 from api.epcis.responses import epcis_exception, invalid_document, json_response
 from api.keys import caller, service
@@ -115,7 +115,7 @@ async def validate(request: web.Request) -> web.Response:
     document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
     violations = await tracepoint.epcis.capture.validate_async(document)
     if violations:
-        return invalid_document(violations)
+        return invalid_document(located(request, violations))
     count = len(document["epcisBody"]["eventList"])
     return json_response(
         {

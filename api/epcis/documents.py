@@ -1,4 +1,4 @@
-"""Reading an EPCIS document from a request: media type, size limit, JSON."""
+"""Reading an EPCIS document from a request: media type, size limit, JSON or XML."""
 
 from typing import Any
 
@@ -6,9 +6,15 @@ import orjson
 from aiohttp import web
 
 from api.epcis.responses import epcis_exception, invalid_document
+from api.keys import service
 from domain.epcis.violations import Violation
+from domain.epcis.xml_paths import XmlPlaces
 
 JSON_MEDIA_TYPES = ("application/json", "application/ld+json")
+XML_MEDIA_TYPES = ("application/xml", "text/xml")
+
+#: Where the parts of an XML capture document were, to name them in violations.
+XML_PLACES: web.RequestKey[XmlPlaces] = web.RequestKey("epcis_xml_places")
 
 
 class DocumentRejected(Exception):
@@ -28,18 +34,19 @@ def limit_headers(max_events: int, max_bytes: int) -> dict[str, str]:
 
 
 async def read_document(request: web.Request, max_bytes: int, limits: dict[str, str]) -> Any:
-    """The parsed JSON body of a capture or validate request.
+    """The JSON-LD document a capture or validate request sends: its JSON body, or the
+    JSON-LD twin of its XML body (whose element paths go to `XML_PLACES`).
 
     Raises DocumentRejected with a 415, 413 or 400 response for a wrong media type, an
-    oversized body, or a body that is not JSON.
+    oversized body, or a body that is not JSON; InvalidDocument for bad XML.
     """
-    if request.content_type not in JSON_MEDIA_TYPES:
+    if request.content_type not in JSON_MEDIA_TYPES + XML_MEDIA_TYPES:
         raise DocumentRejected(
             epcis_exception(
                 415,
                 "UnsupportedMediaTypeException",
                 f"Content-Type {request.content_type or '(none)'} is not supported; "
-                f"send {' or '.join(JSON_MEDIA_TYPES)}",
+                f"send {', '.join(JSON_MEDIA_TYPES + XML_MEDIA_TYPES)}",
                 limits,
             )
         )
@@ -63,9 +70,20 @@ async def read_document(request: web.Request, max_bytes: int, limits: dict[str, 
     body = b"".join(chunks)
     if not body.strip():
         raise DocumentRejected(invalid_document([Violation("(root)", "The request body is empty")]))
+    if request.content_type in XML_MEDIA_TYPES:
+        epcis = service(request).epcis
+        xml = await epcis.xml.read(body, epcis.capture.max_events)
+        request[XML_PLACES] = xml.places
+        return xml.document
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         raise DocumentRejected(
             invalid_document([Violation("(root)", f"The body is not valid JSON: {exc}")])
         ) from exc
+
+
+def located(request: web.Request, violations: list[Violation]) -> list[Violation]:
+    """The violations as the request's document names its places: element paths for XML."""
+    places = request.get(XML_PLACES)
+    return violations if places is None else places.relocated(violations)

@@ -7,7 +7,7 @@ by setting `ERROR_HEADERS` on the request before it does the work.
 
 from aiohttp import web
 
-from api.epcis.documents import DocumentRejected
+from api.epcis.documents import DocumentRejected, located
 from api.epcis.responses import epcis_exception, invalid_document
 from application.access.event_scope import AuthenticationRequired
 from application.epcis.capture import CaptureLimitExceeded, EventIdConflict, InvalidDocument
@@ -53,7 +53,7 @@ def epcis_error(request: web.Request, exc: Exception) -> web.Response | None:
     if isinstance(exc, DocumentRejected):
         return exc.response
     if isinstance(exc, InvalidDocument):
-        return invalid_document(exc.violations)
+        return invalid_document(located(request, exc.violations))
     for kind in type(exc).__mro__:
         if kind in EXCEPTIONS:
             status, exception, extra = EXCEPTIONS[kind]

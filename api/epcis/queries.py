@@ -9,6 +9,7 @@ from aiohttp import web
 
 from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
 from api.epcis.subscriptions import stream_events, wants_websocket
+from api.epcis.xml_responses import wants_xml, xml_query_document
 from api.keys import caller, event_scope, service
 from application.epcis.event_queries import PAGING_PARAMETERS, EventPage
 from application.epcis.named_queries import NamedQueryRow
@@ -34,13 +35,16 @@ def _document(page: EventPage, query_name: str) -> bytes:
     return query_document(page.events, page.namespaces or {}, created, query_name)
 
 
-def _page_response(request: web.Request, page: EventPage, query_name: str) -> web.Response:
+async def _page_response(request: web.Request, page: EventPage, query_name: str) -> web.Response:
     headers = dict(EPCIS_VERSION_HEADERS)
     if page.next_page_token:
         params = [(k, v) for k, v in request.query.items() if k != "nextPageToken"]
         params.append(("nextPageToken", page.next_page_token))
         url = request.url.with_query(None)
         headers["Link"] = f'<{url}?{urlencode(params)}>; rel="next"'
+    if wants_xml(request):
+        body = await xml_query_document(request, page, query_name)
+        return web.Response(body=body, content_type="application/xml", headers=headers)
     return web.Response(
         body=_document(page, query_name), content_type="application/json", headers=headers
     )
@@ -53,7 +57,7 @@ async def events(request: web.Request) -> web.Response:
     header = request.headers.get("GS1-Extensions")
     prefixes = extension_prefixes(header) if header else None
     page = await service(request).epcis.events.query(params, paging, event_scope(request), prefixes)
-    return _page_response(request, page, "SimpleEventQuery")
+    return await _page_response(request, page, "SimpleEventQuery")
 
 
 @routes.get("/v2/epcis/events/{event_id:.+}")
@@ -65,7 +69,7 @@ async def event(request: web.Request) -> web.Response:
     page = await service(request).epcis.events.query(params, paging, event_scope(request))
     if not page.events:
         raise NotFound(f"No event with ID '{event_id}'")
-    return _page_response(request, page, "SimpleEventQuery")
+    return await _page_response(request, page, "SimpleEventQuery")
 
 
 def _query_body(row: NamedQueryRow) -> dict[str, Any]:
@@ -138,4 +142,4 @@ async def named_query_events(request: web.Request) -> web.StreamResponse:
     page = await service(request).epcis.named_queries.events(
         name, paging, event_scope(request), caller(request).accounts
     )
-    return _page_response(request, page, name)
+    return await _page_response(request, page, name)

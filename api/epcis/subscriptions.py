@@ -9,6 +9,7 @@ import orjson
 from aiohttp import web
 
 from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
+from api.epcis.xml_responses import wants_xml
 from api.keys import caller, service
 from application.errors import NotFound
 from domain.epcis.subscriptions import SubscriptionControlsError, parse_subscription
@@ -111,7 +112,8 @@ def wants_websocket(request: web.Request) -> bool:
 
 async def stream_events(request: web.Request) -> web.StreamResponse:
     """The WebSocket subscription of a named query: every newly captured matching event,
-    one EPCISQueryDocument per message, from `initialRecordTime` when given."""
+    one EPCISQueryDocument per message, from `initialRecordTime` when given; in XML when
+    the handshake's `Accept` prefers it."""
     name = request.match_info["name"]
     initial = request.query.get("initialRecordTime")
     if initial is not None:
@@ -123,9 +125,12 @@ async def stream_events(request: web.Request) -> web.StreamResponse:
     feed = service(request).epcis.subscriptions.stream(caller(request), name, initial)
     socket = web.WebSocketResponse(heartbeat=30)
     await socket.prepare(request)
+    xml = service(request).epcis.xml if wants_xml(request) else None
 
     async def send() -> None:
         async for document in feed:
+            if xml is not None:
+                document = await xml.from_json(document)
             await socket.send_str(document.decode())
 
     sender = asyncio.create_task(send())

@@ -13,6 +13,7 @@ from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
 from application.epcis.page_tokens import PageTokens
 from application.epcis.query_prefixes import QueryPrefixes
 from application.epcis.subscriptions import SubscriptionService
+from application.epcis.xml_documents import XmlDocuments
 from application.items.rules import CollectionRules
 from application.items.service import ItemsService
 from domain.access.outbound_targets import parse_allow_list
@@ -38,6 +39,8 @@ class EpcisCapability:
     outbound_guard: OutboundGuard
     http: HttpPush
     rules: Mapping[str, CollectionRules]
+    #: EPCIS XML: capture documents in, query documents out.
+    xml: XmlDocuments
 
 
 def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
@@ -96,4 +99,5 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         guard,
         http,
         {"epcis_queries": EpcisQueriesRules()},
+        XmlDocuments(core.blocking),
     )

@@ -252,8 +252,8 @@ async def test_a_body_that_is_not_an_object_is_400(client: Client) -> None:
 async def test_a_wrong_content_type_is_415(client: Client) -> None:
     response = await client.post(
         "/v2/epcis/capture",
-        data=b"<epcis/>",
-        headers={**AUTH, "Content-Type": "application/xml"},
+        data=b"eventTime,action",
+        headers={**AUTH, "Content-Type": "text/csv"},
     )
     assert response.status == 415
     assert (await response.json())["type"] == "epcisException:UnsupportedMediaTypeException"
