@@ -37,6 +37,7 @@ from projections.codes.scans import CodeScansProjection
 from projections.codes.unique_codes import UniqueCodesProjection
 from projections.epcis.capture_jobs import CaptureJobsProjection
 from projections.epcis.events import EpcisEventsProjection
+from projections.epcis.master_data import MasterDataProjection
 from projections.items.history import HistoryProjection
 from projections.items.records import RecordsProjection
 from projections.runner import ProjectionRunner
@@ -67,6 +68,7 @@ def build_projection_runner(
     projections = [
         EpcisEventsProjection(),
         CaptureJobsProjection(),
+        MasterDataProjection(),
         # Codes and scans have projections of their own; the rest are records.
         RecordsProjection([c for c in collections if c.name not in _OWN_PROJECTIONS]),
         HistoryProjection(tuple(build_schema(multi_tenant))),

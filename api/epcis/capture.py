@@ -53,6 +53,8 @@ class CaptureView(web.View):
         if outcome.declarations_stored:
             message += f"{outcome.declarations_stored} new error declaration(s); "
         message += f"{outcome.events_already_present} already present"
+        if outcome.master_data_elements:
+            message += f"; {outcome.master_data_elements} master-data element(s) recorded"
         if outcome.events_rejected:
             message += f"; {outcome.events_rejected} rejected (see the capture job)"
         location = f"/v2/epcis/capture/{outcome.capture_id}"

@@ -17,6 +17,7 @@ from application.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
+from domain.epcis.captured_master_data import CapturedMasterData
 from domain.epcis.event_hash import document_context, document_ignore_fields
 from domain.epcis.event_identity import Admission, Journal, Record
 from domain.epcis.index_terms import EventTerms
@@ -78,6 +79,8 @@ class CaptureOutcome:
     errors: list[Violation] = field(default_factory=list)
     #: New error declarations (counted apart from `events_stored`).
     declarations_stored: int = 0
+    #: Vocabulary elements of the document's master data, stored with it.
+    master_data_elements: int = 0
     visible: bool = True
 
     @property
@@ -95,6 +98,8 @@ class _Prepared:
     namespaces: dict[str, str]
     received: int
     rejected: list[Violation]
+    #: `epcisHeader.epcisMasterData.vocabularyList`, kept as sent.
+    vocabulary_list: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _storable(
@@ -162,6 +167,13 @@ def _admit(prepared: _Prepared, batch: _Batch) -> _Admitted:
                 )
             )
     return admitted
+
+
+def _vocabulary_list(document: Any) -> list[dict[str, Any]]:
+    header = document.get("epcisHeader") if isinstance(document, dict) else None
+    master = header.get("epcisMasterData") if isinstance(header, dict) else None
+    vocabularies = master.get("vocabularyList") if isinstance(master, dict) else None
+    return list(vocabularies) if isinstance(vocabularies, list) else []
 
 
 def _document_order(violation: Violation) -> tuple[int, str]:
@@ -270,6 +282,7 @@ class CaptureService:
         namespaces = document_context(document)
         ignore_fields = document_ignore_fields(document)
         prepared = _Prepared([], [], [], [], namespaces, len(events), list(violations))
+        prepared.vocabulary_list = _vocabulary_list(document)
         valid = [index for index in range(len(events)) if index not in invalid]
         analyses = self._analyser.analyse([events[i] for i in valid], namespaces, ignore_fields)
         for index, analysis in zip(valid, analyses, strict=True):
@@ -410,7 +423,21 @@ class CaptureService:
             account=captured_by.account,
             declarations_stored=declarations,
         )
-        return self._store.append(job, *captured, derived=terms), outcome
+        master_data = []
+        if prepared.vocabulary_list:
+            master_data.append(
+                CapturedMasterData.captured(
+                    batch.capture_id,
+                    prepared.vocabulary_list,
+                    prepared.namespaces,
+                    record_time,
+                    captured_by.account,
+                )
+            )
+            outcome.master_data_elements = sum(
+                len(v.get("vocabularyElementList") or ()) for v in prepared.vocabulary_list
+            )
+        return self._store.append(job, *captured, *master_data, derived=terms), outcome
 
     async def job(self, capture_id: str, caller: Accountability) -> CaptureJobRow | None:
         """The capture job with this ID, or None when there is none the caller may read:

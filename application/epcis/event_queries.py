@@ -16,6 +16,7 @@ from domain.epcis.event_query import (
     parse_event_query,
     place_tree,
 )
+from domain.epcis.master_data import BUSINESS_LOCATION, READ_POINT
 from domain.gs1 import Glob
 from projections.epcis.event_reader import EpcisEventReader
 from projections.epcis.location_tree import LocationTree
@@ -153,21 +154,21 @@ class EventQueryService:
         return await self.with_sub_locations(parse_event_query(params))
 
     async def with_sub_locations(self, query: EventQuery) -> EventQuery:
-        """WD_bizLocation and WD_readPoint also find events at the locations below the
-        named ones in the location master data (`parent_location`), at any depth."""
+        """WD_bizLocation and WD_readPoint also find events at the places below the named
+        ones in the location collection and the captured master data, at any depth."""
         if self._locations is None:
             return query
         if query.within_biz_locations:
-            below = await self._below(query.within_biz_locations)
+            below = await self._below(query.within_biz_locations, BUSINESS_LOCATION)
             query = dataclasses.replace(query, biz_location_trees=query.biz_location_trees + below)
         if query.within_read_points:
-            below = await self._below(query.within_read_points)
+            below = await self._below(query.within_read_points, READ_POINT)
             query = dataclasses.replace(query, read_point_trees=query.read_point_trees + below)
         return query
 
-    async def _below(self, places: tuple[str, ...]) -> tuple[Glob, ...]:
+    async def _below(self, places: tuple[str, ...], vocabulary: str) -> tuple[Glob, ...]:
         assert self._locations is not None
-        below = await self._blocking.run(self._locations.within, places)
+        below = await self._blocking.run(self._locations.within, places, vocabulary)
         return tuple(glob for place in sorted(below) for glob in place_tree(place))
 
 

@@ -9,6 +9,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from domain.epcis.attribute_parameters import (
+    AttributeMatch,
+    AttributeParameterError,
+    is_attribute_parameter,
+    parse_attribute_match,
+)
 from domain.epcis.cbv import normalise_cbv
 from domain.epcis.field_parameters import (
     FieldMatch,
@@ -40,10 +46,6 @@ CLASS_ROLES: dict[str, tuple[str, ...]] = {
     "MATCH_anyEPCClass": ("quantity", "child", "input", "output"),
 }
 QUANTITY_OPERATORS = {"EQ": "=", "GT": ">", "GE": ">=", "LT": "<", "LE": "<="}
-
-#: Parameters of the standard that this service does not evaluate yet (they need stored
-#: master data): refused, never ignored.
-_NOT_SUPPORTED_FAMILIES = ("EQ_ATTR_", "HASATTR_")
 
 
 #: Most values one parameter may list: keeps statements within every driver's limits.
@@ -122,6 +124,7 @@ class EventQuery:
     typed_values: tuple[TypedValueMatch, ...] = ()
     field_matches: tuple[FieldMatch, ...] = ()
     column_matches: tuple[ColumnMatch, ...] = ()
+    attribute_matches: tuple[AttributeMatch, ...] = ()
     order_by: Literal["position", "eventTime", "recordTime"] = "position"
     descending: bool = False
 
@@ -213,6 +216,7 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
     quantity: list[tuple[str, float]] = []
     fields: list[FieldMatch] = []
     columns: list[ColumnMatch] = []
+    attributes: list[AttributeMatch] = []
     for name, raw in params.items():
         if name == "EXISTS_errorDeclaration":
             query["declared"] = _flag(name, raw)
@@ -317,8 +321,11 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
                 columns.append(parse_sensor_match(name, values))
             except SensorParameterError as exc:
                 raise QueryParameterError(str(exc)) from exc
-        elif name.startswith(_NOT_SUPPORTED_FAMILIES):
-            raise QueryParameterError(f"{name} is not currently supported by this repository")
+        elif is_attribute_parameter(name):
+            try:
+                attributes.append(parse_attribute_match(name, values))
+            except AttributeParameterError as exc:
+                raise QueryParameterError(str(exc)) from exc
         else:
             raise QueryParameterError(f"{name} is not a known EPCIS query parameter")
     if "event_count_limit" in query and "max_event_count" in query:
@@ -336,6 +343,7 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
         typed_values=tuple(typed),
         field_matches=tuple(fields),
         column_matches=tuple(columns),
+        attribute_matches=tuple(attributes),
         quantity=tuple(quantity),
         **query,  # type: ignore[arg-type]
     )

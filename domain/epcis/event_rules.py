@@ -6,11 +6,12 @@ same EPC, CBV and time semantics as their own queries, on every page. A rule bec
 disjunction of queries: the events it allows are those that match any of them.
 """
 
+import dataclasses
 from collections.abc import Sequence
 from itertools import product
 from typing import Any
 
-from domain.collections.filters import And, Condition, Filter, Or
+from domain.collections.filters import And, Condition, Filter, Or, Related
 from domain.epcis.event_query import EventQuery, QueryParameterError, parse_event_query
 
 #: Event fields a rule may test with `_eq` / `_in`, and the query parameter of each.
@@ -64,7 +65,25 @@ def _alternatives(node: Filter) -> list[Parameters]:
         return combined
     if isinstance(node, Condition):
         return [_parameters(node)]
+    if isinstance(node, Related) and _is_structure(node):
+        # `{"ilmd": {"ex:lot": …}}` reads as a relation; on events it is a structure.
+        return _alternatives(_under(node.path[0], node.filter))
     raise EventRuleError("rules on epcis_event test the event's own fields, not relations")
+
+
+def _is_structure(node: Related) -> bool:
+    return len(node.path) == 1 and node.path[0] in FIELD_SCOPES and node.quantifier is None
+
+
+def _under(holder: str, node: Filter) -> Filter:
+    """`node` with each condition's path starting at `holder`."""
+    if isinstance(node, And):
+        return And(tuple(_under(holder, item) for item in node.items))
+    if isinstance(node, Or):
+        return Or(tuple(_under(holder, item) for item in node.items))
+    if isinstance(node, Condition):
+        return dataclasses.replace(node, path=(holder, *node.path))
+    raise EventRuleError(f"{holder}: rules test the fields directly inside it")
 
 
 def _both(parts: Sequence[Parameters]) -> Parameters:
@@ -79,7 +98,50 @@ def _both(parts: Sequence[Parameters]) -> Parameters:
     return merged
 
 
+#: Structures whose extension fields a rule may test, and the query family's scope.
+FIELD_SCOPES = {
+    "ilmd": "ILMD_",
+    "errorDeclaration": "ERROR_DECLARATION_",
+    "readPoint": "readPoint_",
+    "bizLocation": "bizLocation_",
+    "sensorElement": "SENSORELEMENT_",
+    "sensorMetadata": "SENSORMETADATA_",
+    "sensorReport": "SENSORREPORT_",
+}
+#: Rule operators on extension fields, and the query family's operator.
+FIELD_OPERATORS = {
+    "_eq": "EQ_",
+    "_in": "EQ_",
+    "_gt": "GT_",
+    "_gte": "GE_",
+    "_lt": "LT_",
+    "_lte": "LE_",
+    "_nnull": "EXISTS_",
+}
+
+
+def _field_parameters(condition: Condition) -> Parameters | None:
+    """An extension field's test (`{"ex:lot": …}`, `{"ilmd": {"ex:lot": …}}`) as the
+    query family that states it, or None when the path names no extension field."""
+    *holder, field = condition.path
+    if ":" not in field or len(holder) > 1:
+        return None
+    scope = FIELD_SCOPES.get(holder[0]) if holder else ""
+    if scope is None:
+        return None
+    prefix = FIELD_OPERATORS.get(condition.operator)
+    if prefix is None:
+        known = ", ".join(FIELD_OPERATORS)
+        raise EventRuleError(f"{field} takes {known} in a rule, not {condition.operator}")
+    if prefix == "EXISTS_":
+        return {f"EXISTS_{scope}{field}": [""]}
+    return {f"{prefix}{scope}{field}": _texts(field, condition.value)}
+
+
 def _parameters(condition: Condition) -> Parameters:
+    extension = _field_parameters(condition)
+    if extension is not None:
+        return extension
     if len(condition.path) != 1:
         raise EventRuleError(f"{'.'.join(condition.path)}: not a field of an event")
     field, op = condition.path[0], condition.operator
@@ -98,6 +160,10 @@ def _parameters(condition: Condition) -> Parameters:
 
 def _texts(field: str, value: Any) -> list[str]:
     values = value if isinstance(value, list | tuple) else [value]
+    # Numbers are fine for extension fields, which compare numerically.
+    values = [
+        str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v for v in values
+    ]
     if not values or not all(isinstance(v, str) and v.strip() for v in values):
-        raise EventRuleError(f"{field}: the values must be non-empty strings")
+        raise EventRuleError(f"{field}: the values must be non-empty strings or numbers")
     return [v.strip() for v in values]

@@ -1,4 +1,6 @@
-"""The location hierarchy (`parent_location`) as events name places, for WD_bizLocation."""
+"""The location hierarchy as events name places, for WD_bizLocation and WD_readPoint: the
+`location` collection's `parent_location`, and the `children` of master data captured with
+events, followed together to any depth."""
 
 import re
 from collections.abc import Sequence
@@ -16,7 +18,37 @@ class LocationTree:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    def within(self, places: Sequence[str]) -> set[str]:
+    def within(self, places: Sequence[str], vocabulary: str | None = None) -> set[str]:
+        """The canonical places below these (at any depth), by the location collection and
+        by the captured master data of `vocabulary` (a ReadPoint or BusinessLocation
+        vocabulary type)."""
+        found: set[str] = set()
+        frontier = set(places)
+        # Each source may lead into the other: follow both until nothing new turns up.
+        while frontier:
+            below = self._locations_within(sorted(frontier))
+            if vocabulary is not None:
+                below |= self._master_data_within(sorted(frontier), vocabulary)
+            frontier = below - found - set(places)
+            found |= below
+        return found
+
+    def _master_data_within(self, places: Sequence[str], vocabulary: str) -> set[str]:
+        params: list[str] = [vocabulary]
+        roots = in_list("parent", list(places), params)
+        params.append(vocabulary)
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(
+                "WITH RECURSIVE tree(element) AS ("
+                f" SELECT child FROM epcis_vocabulary_children WHERE vocabulary = ? AND {roots}"
+                " UNION SELECT c.child FROM epcis_vocabulary_children c"
+                " JOIN tree t ON c.parent = t.element WHERE c.vocabulary = ?)"
+                " SELECT element FROM tree",
+                params,
+            )
+        return {row[0] for row in rows}
+
+    def _locations_within(self, places: Sequence[str]) -> set[str]:
         """The canonical places of every location below the locations these places name
         (at any depth); places that name no location have nothing below them."""
         wanted = set(places)

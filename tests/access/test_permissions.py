@@ -501,6 +501,36 @@ async def test_a_rule_may_name_an_epc_pattern(client: Client) -> None:
     assert await event_ids(client, partner.token) == ids(matching)
 
 
+async def test_a_rule_may_test_an_ilmd_field_by_its_iri(client: Client) -> None:
+    lot = numbered(1, action="ADD", ilmd={"https://example.com/ns/lot": "L1"})
+    other = numbered(2, action="ADD", ilmd={"https://example.com/ns/lot": "L2"})
+    await capture(client, document(lot, other))
+    partner = await user_with(
+        client,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"ilmd": {"https://example.com/ns/lot": {"_eq": "L1"}}},
+        },
+    )
+    assert await event_ids(client, partner.token) == ids(lot)
+
+
+async def test_a_rule_may_bound_an_extension_field(client: Client) -> None:
+    cold = numbered(1, **{"https://example.com/ns/temperature": 4})
+    warm = numbered(2, **{"https://example.com/ns/temperature": 12})
+    await capture(client, document(cold, warm))
+    partner = await user_with(
+        client,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"https://example.com/ns/temperature": {"_lte": 8}},
+        },
+    )
+    assert await event_ids(client, partner.token) == ids(cold)
+
+
 async def test_a_rule_on_events_that_queries_cannot_answer_is_refused(client: Client) -> None:
     policy = await ok(client, "POST", "/policies", {"name": "p"})
     status, body = await call(

@@ -227,7 +227,7 @@ async def test_every_returned_event_equals_the_captured_one(stored: Client) -> N
     ("params", "fragment"),
     [
         ({"EQ_nonsense": "x"}, "EQ_nonsense is not a known EPCIS query parameter"),
-        ({"HASATTR_bizLocation": "urn:example:attr"}, "not currently supported"),
+        ({"HASATTR_bizStep": "urn:example:attr"}, "readPoint and bizLocation"),
         ({"EXISTS_errorDeclaration": "maybe"}, "EXISTS_errorDeclaration"),
         ({"GE_errorDeclarationTime": "soon"}, "GE_errorDeclarationTime"),
         ({"eventCountLimit": "5"}, "needs orderBy"),
