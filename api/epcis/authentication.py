@@ -19,6 +19,7 @@ def _action(request: web.Request) -> str:
     if request.method == "POST" and request.path in (
         f"{EPCIS_PREFIX}/capture",
         f"{EPCIS_PREFIX}/validate",
+        f"{EPCIS_PREFIX}/events",
     ):
         return "create"
     return "read"

@@ -79,6 +79,8 @@ class CaptureOutcome:
     #: New error declarations (counted apart from `events_stored`).
     declarations_stored: int = 0
     visible: bool = True
+    #: The IDs of the document's valid events (given, or their hashes), in document order.
+    event_ids: list[str] = field(default_factory=list)
 
     @property
     def success(self) -> bool:
@@ -395,6 +397,7 @@ class CaptureService:
             events_rejected=prepared.received - len(prepared.event_ids) + len(admitted.conflicts),
             errors=sorted([*prepared.rejected, *admitted.conflicts], key=_document_order),
             declarations_stored=declarations,
+            event_ids=list(prepared.event_ids),
         )
         job = CaptureJob(
             capture_id=batch.capture_id,

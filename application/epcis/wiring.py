@@ -9,6 +9,7 @@ from application.epcis.analysis import EventAnalyser
 from application.epcis.capture import CaptureService
 from application.epcis.delivery import DeliverySettings, OutboundGuard
 from application.epcis.epc_formats import EpcFormatService
+from application.epcis.event_capture import EventCaptureService
 from application.epcis.event_queries import EventQueryService
 from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
 from application.epcis.page_tokens import PageTokens
@@ -50,6 +51,7 @@ class EpcisCapability:
     resources: ResourceService
     epc_formats: EpcFormatService
     prefixes: QueryPrefixes
+    event_capture: EventCaptureService
 
 
 def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
@@ -118,4 +120,5 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         resources,
         epc_formats,
         prefixes,
+        EventCaptureService(capture),
     )

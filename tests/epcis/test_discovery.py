@@ -16,7 +16,7 @@ WITH_EXTENSIONS = [CONTEXT, {"ex": "https://vocabulary.example.com/"}]
     ("path", "allow"),
     [
         ("/v2/epcis", "OPTIONS, GET, HEAD"),
-        ("/v2/epcis/events", "OPTIONS, GET, HEAD"),
+        ("/v2/epcis/events", "OPTIONS, GET, HEAD, POST"),
         ("/v2/epcis/events/urn:uuid:1", "OPTIONS, GET, HEAD"),
         ("/v2/epcis/capture", "OPTIONS, GET, POST"),
         ("/v2/epcis/queries", "OPTIONS, GET, POST"),
