@@ -74,13 +74,13 @@ class CaptureView(web.View):
         return json_response([_job_body(job) for job in jobs], headers=_limits(self.request))
 
     async def options(self) -> web.Response:
-        """Discovery: the limits and error behaviours of the capture interface."""
+        """Discovery: the limits and error behaviours of the capture interface (the
+        `epcis_discovery` middleware adds `Allow` and what every path states)."""
         return web.Response(
             status=204,
             headers={
                 **_limits(self.request),
                 "GS1-Capture-Error-Behaviour": "rollback, proceed",
-                "Allow": "GET, POST, OPTIONS",
             },
         )
 

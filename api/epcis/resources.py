@@ -39,7 +39,7 @@ async def top_level(request: web.Request) -> web.Response:
 
 
 @routes.get(f"/v2/epcis/{_RESOURCE}")
-async def values(request: web.Request) -> web.Response:
+async def collection(request: web.Request) -> web.Response:
     """The distinct values of one kind held by the events the caller may read, paged
     like `/events`."""
     resource = request.match_info["resource"]
@@ -63,7 +63,7 @@ async def values(request: web.Request) -> web.Response:
 
 
 @routes.get(f"/v2/epcis/{_RESOURCE}/{{id}}")
-async def value(request: web.Request) -> web.Response:
+async def member(request: web.Request) -> web.Response:
     """One value: its sub-resources (`events`), or 404 when no event the caller may read
     holds it."""
     resource, value = request.match_info["resource"], request.match_info["id"]
@@ -76,7 +76,7 @@ async def value(request: web.Request) -> web.Response:
 
 
 @routes.get(f"/v2/epcis/{_RESOURCE}/{{id}}/events")
-async def value_events(request: web.Request) -> web.Response:
+async def member_events(request: web.Request) -> web.Response:
     """The events holding one value, filtered further by any query parameters and paged
     like `/events`."""
     resource, value = request.match_info["resource"], request.match_info["id"]
