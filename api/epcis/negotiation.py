@@ -10,15 +10,13 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from api.epcis.documents import JSON_MEDIA_TYPES, XML_MEDIA_TYPES
 from api.families import is_epcis
 from domain.epcis.cbv_format import CbvXmlFormat, UnknownCbvFormat, parse_cbv_xml_format
 from domain.epcis.epc_format import EpcFormat, UnknownEpcFormat, parse_epc_format
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Version = tuple[int, int]
-
-JSON_TYPES = ("application/json", "application/ld+json")
-XML_TYPES = ("application/xml", "text/xml")
 
 #: Routes that answer EPCISQueryDocuments, which the binding also gives in XML; every
 #: other route answers JSON only.
@@ -49,7 +47,7 @@ class NotAcceptable(Exception):
 class Negotiated:
     """What an answer is to be: its media type and the forms of its EPCs and CBV values."""
 
-    media_type: str = JSON_TYPES[0]
+    media_type: str = JSON_MEDIA_TYPES[0]
     epc_format: EpcFormat = EpcFormat.NO_PREFERENCE
     cbv_xml_format: CbvXmlFormat = CbvXmlFormat.NO_PREFERENCE
 
@@ -66,8 +64,8 @@ def served_media_types(request: web.Request) -> tuple[str, ...]:
     """The media types the request's route answers in, the preferred first."""
     resource = request.match_info.route.resource
     if resource is not None and resource.canonical in _QUERY_DOCUMENT_ROUTES:
-        return JSON_TYPES + XML_TYPES
-    return JSON_TYPES
+        return JSON_MEDIA_TYPES + XML_MEDIA_TYPES
+    return JSON_MEDIA_TYPES
 
 
 def preferred_media_type(accept: str | None, served: Sequence[str]) -> str | None:

@@ -51,6 +51,7 @@ async def page_response(request: web.Request, page: EventPage, query_name: str) 
         url = request.url.with_query(None)
         headers["Link"] = f'<{url}?{urlencode(params)}>; rel="next"'
     if wants_xml(request):
+        headers["GS1-CBV-XML-Format"] = negotiated(request).cbv_xml_format.value
         body = await xml_query_document(request, page, query_name)
         return web.Response(body=body, content_type="application/xml", headers=headers)
     return web.Response(
