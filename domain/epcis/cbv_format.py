@@ -1,11 +1,11 @@
-"""How CBV values are written out: bare words in JSON lists, and in XML the form
-`GS1-CBV-XML-Format` asks for (CBV URN or GS1 Web URI)."""
+"""How XML answers write CBV values: the form `GS1-CBV-XML-Format` asks for (CBV URN or
+GS1 Web URI)."""
 
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from domain.epcis.cbv import VOCABULARIES, is_standard_bare_word, normalise_cbv
+from domain.epcis.cbv import VOCABULARIES, normalise_cbv
 
 
 class CbvXmlFormat(StrEnum):
@@ -32,15 +32,6 @@ def parse_cbv_xml_format(value: str | None) -> CbvXmlFormat:
     raise UnknownCbvFormat(
         f"GS1-CBV-XML-Format {value.strip()!a} is not one of {', '.join(CbvXmlFormat)}"
     )
-
-
-def bare_word(kind: str, value: str) -> str:
-    """A standard CBV value of vocabulary `kind` as its bare word (`shipping`); other
-    values unchanged. The JSON binding writes standard values so."""
-    web_prefix = VOCABULARIES[kind].web_prefix
-    canonical = normalise_cbv(kind, value)
-    word = canonical[len(web_prefix) :] if canonical.startswith(web_prefix) else None
-    return word if word is not None and is_standard_bare_word(kind, word) else value
 
 
 def xml_value(kind: str, value: str, cbv_format: CbvXmlFormat) -> str:

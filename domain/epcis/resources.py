@@ -1,8 +1,8 @@
 """The REST binding's resources: the top-level list, and the kinds of value events hold
 that each name a collection (`/epcs`, `/bizSteps`, …) with a resource per value."""
 
-from domain.epcis.cbv_format import bare_word
 from domain.epcis.fields import EVENT_TYPES
+from domain.epcis.xml_fields import bare_word
 
 #: What `GET /v2/epcis` lists (openapi.yaml's `TopLevelResource` values).
 TOP_LEVEL_RESOURCES = (

@@ -1,11 +1,10 @@
-"""CBV values as JSON lists and XML documents write them."""
+"""CBV values as XML answers write them (`GS1-CBV-XML-Format`)."""
 
 import pytest
 
 from domain.epcis.cbv_format import (
     CbvXmlFormat,
     UnknownCbvFormat,
-    bare_word,
     cbv_values_for_xml,
     parse_cbv_xml_format,
     xml_value,
@@ -13,17 +12,6 @@ from domain.epcis.cbv_format import (
 
 URN = "urn:epcglobal:cbv:bizstep:shipping"
 WEB = "https://ref.gs1.org/cbv/BizStep-shipping"
-
-
-@pytest.mark.parametrize("spelling", ["shipping", URN, WEB])
-def test_a_standard_value_in_any_spelling_has_its_bare_word(spelling: str) -> None:
-    assert bare_word("bizStep", spelling) == "shipping"
-
-
-def test_a_custom_value_has_no_bare_word() -> None:
-    assert bare_word("bizStep", "https://vocabulary.example.com/checking") == (
-        "https://vocabulary.example.com/checking"
-    )
 
 
 @pytest.mark.parametrize("spelling", ["shipping", URN, WEB])
