@@ -110,3 +110,22 @@ async def test_capture_and_post_events_store_one_event_once(client: Client) -> N
     await capture(client, document(event))
     response = await post_event(client, alone(event))
     assert response.status == 200
+
+
+async def test_an_xml_document_is_refused_with_the_way_to_capture_it(client: Client) -> None:
+    xml = (
+        '<epcis:EPCISDocument xmlns:epcis="urn:epcglobal:epcis:xsd:2" schemaVersion="2.0"'
+        ' creationDate="2024-03-01T10:00:00Z"><EPCISBody><EventList><ObjectEvent>'
+        "<eventTime>2024-03-01T10:00:00.000+01:00</eventTime>"
+        "<eventTimeZoneOffset>+01:00</eventTimeZoneOffset>"
+        "<epcList><epc>urn:epc:id:sgtin:4012345.011111.1</epc></epcList>"
+        "<action>OBSERVE</action></ObjectEvent></EventList></EPCISBody></epcis:EPCISDocument>"
+    )
+    response = await client.post(
+        "/v2/epcis/events",
+        data=xml.encode(),
+        headers={**AUTH, "Content-Type": "application/xml"},
+    )
+    assert response.status == 400
+    assert "POST /capture takes documents" in await response.text()
+    assert await events(client) == []
