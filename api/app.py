@@ -6,8 +6,10 @@ from api import server
 from api.access import auth, me, system_collections, user_flows
 from api.access.authentication import platform_authentication
 from api.codes import resolver
-from api.epcis import capture, queries, subscriptions
+from api.epcis import capture, queries, resources, subscriptions
 from api.epcis.authentication import epcis_authentication
+from api.epcis.discovery import epcis_discovery
+from api.epcis.negotiation import epcis_negotiation
 from api.flows import outbound, publish_lot
 from api.items import collections, files, history, v1_lists
 from api.keys import TRACEPOINT
@@ -20,7 +22,13 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     # The body limit is enforced per route (capture answers 413 with the limit); this is
     # only the outer bound aiohttp applies when a handler reads a whole body at once.
     app = web.Application(
-        middlewares=[errors, epcis_authentication, platform_authentication],
+        middlewares=[
+            errors,
+            epcis_authentication,
+            epcis_negotiation,
+            epcis_discovery,
+            platform_authentication,
+        ],
         client_max_size=tracepoint.settings.capture_max_bytes + 1,
     )
     app[TRACEPOINT] = tracepoint
@@ -33,7 +41,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
         outbound.routes,
         publish_lot.routes,
     )
-    epcis = (capture.routes, queries.routes, subscriptions.routes)
+    epcis = (capture.routes, queries.routes, resources.routes, subscriptions.routes)
     for table in (server.routes, *epcis, *platform):
         app.add_routes(table)
     system_collections.add_routes(app)

@@ -9,7 +9,7 @@ from api.families import EPCIS_PREFIX, is_epcis
 from api.keys import ACCOUNTABILITY, EVENT_SCOPE, service
 from api.platform_requests import client_ip, with_agent
 from application.access.event_scope import request_scope
-from application.errors import PlatformError
+from application.errors import Forbidden, PlatformError
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -19,6 +19,7 @@ def _action(request: web.Request) -> str:
     if request.method == "POST" and request.path in (
         f"{EPCIS_PREFIX}/capture",
         f"{EPCIS_PREFIX}/validate",
+        f"{EPCIS_PREFIX}/events",
     ):
         return "create"
     return "read"
@@ -47,6 +48,12 @@ async def epcis_authentication(request: web.Request, handler: Handler) -> web.St
         )
     except PlatformError as exc:
         raise InvalidStaticToken("The token is not a valid static token") from exc
-    request[EVENT_SCOPE] = request_scope(caller, _action(request))
+    try:
+        request[EVENT_SCOPE] = request_scope(caller, _action(request))
+    except Forbidden:
+        if request.method != "OPTIONS":
+            raise
+        # Discovery needs no rights: it tells what the API serves, not what is stored.
+        request[EVENT_SCOPE] = ()
     request[ACCOUNTABILITY] = with_agent(caller, request)
     return await handler(request)

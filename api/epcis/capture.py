@@ -1,12 +1,18 @@
 """`/v2/epcis/capture` and `/v2/epcis/validate`."""
 
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp import web
 
 from api.epcis.documents import DocumentRejected, limit_headers, located, read_document
 from api.epcis.errors import ERROR_HEADERS
-from api.epcis.responses import epcis_exception, invalid_document, json_response
+from api.epcis.responses import (
+    EPCIS_VERSION_HEADERS,
+    epcis_exception,
+    invalid_document,
+    json_response,
+)
 from api.keys import caller, service
 from application.epcis.capture import CaptureJobRow
 from application.errors import NotFound
@@ -70,13 +76,13 @@ class CaptureView(web.View):
         return json_response([_job_body(job) for job in jobs], headers=_limits(self.request))
 
     async def options(self) -> web.Response:
-        """Discovery: the limits and error behaviours of the capture interface."""
+        """Discovery: the limits and error behaviours of the capture interface (the
+        `epcis_discovery` middleware adds `Allow` and what every path states)."""
         return web.Response(
             status=204,
             headers={
                 **_limits(self.request),
                 "GS1-Capture-Error-Behaviour": "rollback, proceed",
-                "Allow": "GET, POST, OPTIONS",
             },
         )
 
@@ -107,6 +113,22 @@ async def capture_job(request: web.Request) -> web.Response:
     if job is None:
         raise NotFound(f"No capture job with ID '{capture_id}'")
     return json_response(_job_body(job))
+
+
+@routes.post("/v2/epcis/events")
+async def capture_event(request: web.Request) -> web.Response:
+    """Capture one event: 201 with its Location; 200 with it when it was stored already;
+    409 when its ID names an event with other content (the binding's `POST /events`)."""
+    tracepoint = service(request)
+    limits = request[ERROR_HEADERS] = _limits(request)
+    event = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
+    who = caller(request)
+    captured = await tracepoint.epcis.event_capture.capture(event, who.user, who.account)
+    location = "/v2/epcis/events/" + quote(captured.event_id, safe="")
+    return web.Response(
+        status=201 if captured.new else 200,
+        headers={**EPCIS_VERSION_HEADERS, **limits, "Location": location},
+    )
 
 
 @routes.post("/v2/epcis/validate")

@@ -8,6 +8,7 @@ by setting `ERROR_HEADERS` on the request before it does the work.
 from aiohttp import web
 
 from api.epcis.documents import DocumentRejected, located
+from api.epcis.negotiation import NotAcceptable
 from api.epcis.responses import epcis_exception, invalid_document
 from application.access.event_scope import AuthenticationRequired
 from application.epcis.capture import CaptureLimitExceeded, EventIdConflict, InvalidDocument
@@ -34,6 +35,7 @@ EXCEPTIONS: dict[type[Exception], tuple[int, str, dict[str, str]]] = {
     InvalidStaticToken: (401, "SecurityException", CHALLENGE),
     AuthenticationRequired: (401, "SecurityException", CHALLENGE),
     Forbidden: (403, "SecurityException", {}),
+    NotAcceptable: (406, "NotAcceptableException", {}),
     UnknownQuery: (404, "NoSuchNameException", {}),
     NotFound: (404, "NoSuchResourceException", {}),
     AlreadyExists: (409, "ResourceAlreadyExistsException", {}),

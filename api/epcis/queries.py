@@ -1,5 +1,6 @@
 """`/v2/epcis/events` and the named-query endpoints under `/v2/epcis/queries`."""
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -7,6 +8,7 @@ from urllib.parse import urlencode
 import orjson
 from aiohttp import web
 
+from api.epcis.negotiation import negotiated
 from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
 from api.epcis.subscriptions import stream_events, wants_websocket
 from api.epcis.xml_responses import wants_xml, xml_query_document
@@ -35,14 +37,21 @@ def _document(page: EventPage, query_name: str) -> bytes:
     return query_document(page.events, page.namespaces or {}, created, query_name)
 
 
-async def _page_response(request: web.Request, page: EventPage, query_name: str) -> web.Response:
+async def page_response(request: web.Request, page: EventPage, query_name: str) -> web.Response:
+    """A page of events as the request negotiated it, with the Link to the next page."""
     headers = dict(EPCIS_VERSION_HEADERS)
+    epc_format = negotiated(request).epc_format
+    page = replace(
+        page, events=await service(request).epcis.epc_formats.events(page.events, epc_format)
+    )
+    headers["GS1-EPC-Format"] = epc_format.value
     if page.next_page_token:
         params = [(k, v) for k, v in request.query.items() if k != "nextPageToken"]
         params.append(("nextPageToken", page.next_page_token))
         url = request.url.with_query(None)
         headers["Link"] = f'<{url}?{urlencode(params)}>; rel="next"'
     if wants_xml(request):
+        headers["GS1-CBV-XML-Format"] = negotiated(request).cbv_xml_format.value
         body = await xml_query_document(request, page, query_name)
         return web.Response(body=body, content_type="application/xml", headers=headers)
     return web.Response(
@@ -57,7 +66,7 @@ async def events(request: web.Request) -> web.Response:
     header = request.headers.get("GS1-Extensions")
     prefixes = extension_prefixes(header) if header else None
     page = await service(request).epcis.events.query(params, paging, event_scope(request), prefixes)
-    return await _page_response(request, page, "SimpleEventQuery")
+    return await page_response(request, page, "SimpleEventQuery")
 
 
 @routes.get("/v2/epcis/events/{event_id:.+}")
@@ -69,7 +78,7 @@ async def event(request: web.Request) -> web.Response:
     page = await service(request).epcis.events.query(params, paging, event_scope(request))
     if not page.events:
         raise NotFound(f"No event with ID '{event_id}'")
-    return await _page_response(request, page, "SimpleEventQuery")
+    return await page_response(request, page, "SimpleEventQuery")
 
 
 def _query_body(row: NamedQueryRow) -> dict[str, Any]:
@@ -142,4 +151,4 @@ async def named_query_events(request: web.Request) -> web.StreamResponse:
     page = await service(request).epcis.named_queries.events(
         name, paging, event_scope(request), caller(request).accounts
     )
-    return await _page_response(request, page, name)
+    return await page_response(request, page, name)

@@ -82,6 +82,8 @@ class CaptureOutcome:
     #: Vocabulary elements of the document's master data, stored with it.
     master_data_elements: int = 0
     visible: bool = True
+    #: The IDs of the document's valid events (given, or their hashes), in document order.
+    event_ids: list[str] = field(default_factory=list)
 
     @property
     def success(self) -> bool:
@@ -408,6 +410,7 @@ class CaptureService:
             events_rejected=prepared.received - len(prepared.event_ids) + len(admitted.conflicts),
             errors=sorted([*prepared.rejected, *admitted.conflicts], key=_document_order),
             declarations_stored=declarations,
+            event_ids=list(prepared.event_ids),
         )
         job = CaptureJob(
             capture_id=batch.capture_id,

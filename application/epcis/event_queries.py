@@ -64,7 +64,9 @@ class EventQueryService:
         self.per_page_default = per_page_default
         self.per_page_max = per_page_max
 
-    def _per_page(self, values: Sequence[str] | None) -> int:
+    def per_page(self, values: Sequence[str] | None) -> int:
+        """The page size `perPage` asks for (the default when absent); QueryParameterError
+        when it is no whole number from 1 to the most allowed."""
         if not values:
             return self.per_page_default
         if len(values) != 1 or not _WHOLE_NUMBER.fullmatch(values[0]) or int(values[0]) < 1:
@@ -89,7 +91,7 @@ class EventQueryService:
         Raises QueryParameterError or InvalidPageToken for bad input.
         """
         query = await self.parsed(params, prefixes)
-        per_page = self._per_page(paging.get("perPage"))
+        per_page = self.per_page(paging.get("perPage"))
         print_ = fingerprint({**{k: list(v) for k, v in params.items()}, **_bound(prefixes or {})})
         token_values = paging.get("nextPageToken")
         cursor = None

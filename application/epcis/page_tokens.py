@@ -5,6 +5,7 @@ import binascii
 import hashlib
 import hmac
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -42,6 +43,31 @@ class PageTokens:
 
     def read(self, token: str, fingerprint: str) -> PageCursor:
         """The cursor inside a token; raises InvalidPageToken if it is forged or foreign."""
+        snapshot, sort_key, position, issued_for, *rest = self._content(token)
+        if issued_for != fingerprint:
+            raise InvalidPageToken("nextPageToken belongs to a different query")
+        # Tokens issued before counts were kept carry none.
+        returned = int(rest[0]) if rest else 0
+        return PageCursor(int(snapshot), int(sort_key), int(position), returned)
+
+    def issue_after_value(self, snapshot: int, value: str, fingerprint: str) -> str:
+        """A token for the page of a list of values that follows `value`."""
+        payload = orjson.dumps(["value", snapshot, value, fingerprint])
+        return base64.urlsafe_b64encode(self._mac(payload) + payload).decode().rstrip("=")
+
+    def read_after_value(self, token: str, fingerprint: str) -> tuple[int, str]:
+        """The snapshot and last value inside a token of `issue_after_value`; raises
+        InvalidPageToken if it is forged, foreign or of another kind."""
+        content = self._content(token)
+        if len(content) != 4 or content[0] != "value" or content[3] != fingerprint:
+            raise InvalidPageToken("nextPageToken belongs to a different query")
+        snapshot, value = content[1], content[2]
+        if not isinstance(snapshot, int) or not isinstance(value, str):
+            raise InvalidPageToken("nextPageToken belongs to a different query")
+        return snapshot, value
+
+    def _content(self, token: str) -> list[Any]:
+        """What a token this service signed holds; InvalidPageToken for any other."""
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         except (binascii.Error, ValueError) as exc:
@@ -49,12 +75,10 @@ class PageTokens:
         mac, payload = raw[:16], raw[16:]
         if len(mac) != 16 or not hmac.compare_digest(mac, self._mac(payload)):
             raise InvalidPageToken("nextPageToken is not a token this service issued")
-        snapshot, sort_key, position, issued_for, *rest = orjson.loads(payload)
-        if issued_for != fingerprint:
-            raise InvalidPageToken("nextPageToken belongs to a different query")
-        # Tokens issued before counts were kept carry none.
-        returned = int(rest[0]) if rest else 0
-        return PageCursor(int(snapshot), int(sort_key), int(position), returned)
+        content = orjson.loads(payload)
+        if not isinstance(content, list) or len(content) < 4:
+            raise InvalidPageToken("nextPageToken is not a token this service issued")
+        return content
 
 
 def fingerprint(params: dict[str, list[str]]) -> str:

@@ -28,3 +28,9 @@ class QueryPrefixes:
         agreed = {prefix: next(iter(ns)) for prefix, ns in found.items() if len(ns) == 1}
         ambiguous = {prefix for prefix, ns in found.items() if len(ns) > 1}
         return expand_query(params, {**agreed, **given}, ambiguous)
+
+    async def known(self) -> dict[str, str]:
+        """The prefixes captured documents bound, each to one namespace (a prefix bound
+        to several means nothing of its own), by prefix."""
+        found = await self._blocking.run(self._reader.all_bindings)
+        return {prefix: next(iter(ns)) for prefix, ns in sorted(found.items()) if len(ns) == 1}

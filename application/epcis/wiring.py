@@ -8,10 +8,13 @@ from application.core import Core
 from application.epcis.analysis import EventAnalyser
 from application.epcis.capture import CaptureService
 from application.epcis.delivery import DeliverySettings, OutboundGuard
+from application.epcis.epc_formats import EpcFormatService
+from application.epcis.event_capture import EventCaptureService
 from application.epcis.event_queries import EventQueryService
 from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
 from application.epcis.page_tokens import PageTokens
 from application.epcis.query_prefixes import QueryPrefixes
+from application.epcis.resources import ResourceService
 from application.epcis.subscriptions import SubscriptionService
 from application.epcis.xml_documents import XmlDocuments
 from application.items.rules import CollectionRules
@@ -19,7 +22,9 @@ from application.items.service import ItemsService
 from domain.access.outbound_targets import parse_allow_list
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now
+from projections.epcis.company_prefixes import CompanyPrefixReader
 from projections.epcis.event_reader import EpcisEventReader
+from projections.epcis.event_values import EventValueReader
 from projections.epcis.location_tree import LocationTree
 from projections.epcis.prefixes import PrefixReader
 from projections.epcis.readers import ReadModels
@@ -41,6 +46,12 @@ class EpcisCapability:
     rules: Mapping[str, CollectionRules]
     #: EPCIS XML: capture documents in, query documents out.
     xml: XmlDocuments
+    #: The value collections (`/epcs`, `/bizSteps`, …), `GS1-EPC-Format`, and the
+    #: prefixes captured documents bound (`GS1-Extensions`).
+    resources: ResourceService
+    epc_formats: EpcFormatService
+    prefixes: QueryPrefixes
+    event_capture: EventCaptureService
 
 
 def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
@@ -61,16 +72,22 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         read_your_writes_timeout=settings.read_your_writes_timeout,
     )
     event_reader = EpcisEventReader(core.database)
+    tokens = PageTokens(core.secret.encode())
+    prefixes = QueryPrefixes(PrefixReader(core.database), core.blocking)
     events = EventQueryService(
         event_reader,
-        PageTokens(core.secret.encode()),
+        tokens,
         core.blocking,
         per_page_default=settings.query_per_page_default,
         per_page_max=settings.query_per_page_max,
         locations=LocationTree(core.database),
-        prefixes=QueryPrefixes(PrefixReader(core.database), core.blocking),
+        prefixes=prefixes,
     )
     named_queries = NamedQueryService(items, read_models, events, core.blocking)
+    epc_formats = EpcFormatService(CompanyPrefixReader(core.database), core.blocking)
+    resources = ResourceService(
+        EventValueReader(core.database), event_reader, events, epc_formats, tokens, core.blocking
+    )
     allowed = parse_allow_list(settings.outbound_allow_list)
     guard = OutboundGuard(allowed, resolve_host, resolve_host_now)
     http = HttpPush(allowed)
@@ -100,4 +117,8 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         http,
         {"epcis_queries": EpcisQueriesRules()},
         XmlDocuments(core.blocking),
+        resources,
+        epc_formats,
+        prefixes,
+        EventCaptureService(capture),
     )

@@ -6,9 +6,13 @@ Parsing and writing run off the event loop: a 50 MB document takes a second or s
 """
 
 from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
 
 from application.blocking import BlockingRunner
 from application.epcis.capture import CaptureLimitExceeded, InvalidDocument
+from domain.epcis.cbv_format import CbvXmlFormat, cbv_values_for_xml
 from infrastructure.epcis_xml import (
     TooManyEvents,
     XmlDocument,
@@ -56,12 +60,30 @@ class XmlDocuments:
         created: str,
         query_name: str,
         subscription_id: str | None = None,
+        cbv_format: CbvXmlFormat = CbvXmlFormat.NO_PREFERENCE,
     ) -> bytes:
-        """An EPCIS 2.0 XML EPCISQueryDocument holding these events (their stored JSON)."""
+        """An EPCIS 2.0 XML EPCISQueryDocument holding these events (their stored JSON),
+        CBV values written as `cbv_format` asks (`GS1-CBV-XML-Format`)."""
         return await self._blocking.run(
-            query_document_xml, events, namespaces, created, query_name, subscription_id
+            _query_document, events, namespaces, created, query_name, subscription_id, cbv_format
         )
 
     async def from_json(self, document: bytes) -> bytes:
         """The XML form of a JSON EPCISQueryDocument (a subscription's delivery)."""
         return await self._blocking.run(query_document_from_json, document)
+
+
+def _query_document(
+    events: Sequence[str],
+    namespaces: Mapping[str, str],
+    created: str,
+    query_name: str,
+    subscription_id: str | None,
+    cbv_format: CbvXmlFormat,
+) -> bytes:
+    written: Sequence[str | Mapping[str, Any]] = events
+    # The writer keeps a captured URI and writes a bare word as its CBV URN, which is what
+    # the other two formats ask; only these two rewrite values first.
+    if cbv_format in (CbvXmlFormat.URN, CbvXmlFormat.WEB_URI):
+        written = [cbv_values_for_xml(orjson.loads(event), cbv_format) for event in events]
+    return query_document_xml(written, namespaces, created, query_name, subscription_id)

@@ -57,3 +57,12 @@ class PrefixReader:
         for prefix, namespace in rows:
             found.setdefault(prefix, set()).add(namespace)
         return found
+
+    def all_bindings(self) -> dict[str, set[str]]:
+        """Every prefix captured documents bound, and the namespaces they bound it to."""
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall("SELECT prefix, namespace FROM epcis_prefixes")
+        found: dict[str, set[str]] = {}
+        for prefix, namespace in rows:
+            found.setdefault(prefix, set()).add(namespace)
+        return found

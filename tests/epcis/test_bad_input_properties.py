@@ -4,6 +4,7 @@ refused capture stores nothing while an accepted one stores what its job counts.
 import copy
 import json
 from typing import Any
+from urllib.parse import quote
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -160,4 +161,25 @@ async def test_query_parameters_of_any_name_and_value_are_never_5xx(
     client: Client, params: list[tuple[str, str]]
 ) -> None:
     response = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+    assert response.status in (200, 400, 404), await response.text()
+
+
+@_QUICK
+@given(
+    collection=st.sampled_from(
+        ["eventTypes", "epcs", "bizSteps", "bizLocations", "readPoints", "dispositions"]
+    ),
+    value=st.text(min_size=1, max_size=60),
+    events_of_it=st.booleans(),
+    params=st.lists(st.tuples(_PARAMETERS, st.text(max_size=30)), max_size=2),
+)
+async def test_a_collection_member_of_any_id_is_never_5xx(
+    client: Client,
+    collection: str,
+    value: str,
+    events_of_it: bool,
+    params: list[tuple[str, str]],
+) -> None:
+    path = f"/v2/epcis/{collection}/{quote(value, safe='')}" + ("/events" if events_of_it else "")
+    response = await client.get(path, params=params, headers=AUTH)
     assert response.status in (200, 400, 404), await response.text()

@@ -2,6 +2,7 @@
 captured as sent, named by their hash, and selected by `eventType` in either spelling."""
 
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp.test_utils import TestClient
 
@@ -62,3 +63,15 @@ async def test_its_hash_is_the_same_whether_its_type_is_a_curie_or_an_iri(
     spelled_out = {**INSPECTION, "type": NAMESPACE + "InspectionEvent"}
     response = await capture(client, document(spelled_out, context=[CONTEXT, {"ex": NAMESPACE}]))
     assert "0 new event(s); 1 already present" in (await response.json())["message"]
+
+
+async def test_event_types_lists_it_by_its_iri_and_finds_it_in_either_spelling(
+    client: Client,
+) -> None:
+    await captured(client)
+    listed = await client.get("/v2/epcis/eventTypes", headers=AUTH)
+    assert (await listed.json())["member"] == [NAMESPACE + "InspectionEvent"]
+    for spelling in (NAMESPACE + "InspectionEvent", "ex:InspectionEvent"):
+        path = "/v2/epcis/eventTypes/" + quote(spelling, safe="") + "/events"
+        response = await client.get(path, headers=AUTH)
+        assert response.status == 200, await response.text()

@@ -271,6 +271,22 @@ async def test_events_are_seen_only_by_the_capturing_account(
     assert await captured_ids(client, None) == mine
 
 
+async def test_an_account_lists_only_the_values_of_its_own_events(
+    client: Client, tenants: Tenants
+) -> None:
+    theirs = document(object_event(bizStep="urn:example:secret-step"))
+    response = await client.post(
+        "/v2/epcis/capture", json=theirs, headers={"Authorization": f"Bearer {tenants.b.token}"}
+    )
+    assert response.status == 201, await response.text()
+    await capture_as(client, tenants.a)
+    a = {"Authorization": f"Bearer {tenants.a.token}"}
+    steps = await (await client.get("/v2/epcis/bizSteps", headers=a)).json()
+    assert steps["member"] == ["shipping"]
+    hidden = await client.get("/v2/epcis/bizSteps/urn:example:secret-step", headers=a)
+    assert hidden.status == 404
+
+
 async def test_accounts_sharing_an_event_id_hold_two_events_each_seeing_its_own(
     client: Client, tenants: Tenants
 ) -> None:
