@@ -19,7 +19,8 @@ class PageCursor:
     """Where the next page starts: the snapshot it reads and the last row's keys."""
 
     snapshot: int
-    sort_key: int
+    #: A time or position, or an extension field's value (orderBy=<fieldname>).
+    sort_key: int | float
     position: int
     #: Events the earlier pages held (eventCountLimit counts across pages).
     returned: int = 0
@@ -48,7 +49,8 @@ class PageTokens:
             raise InvalidPageToken("nextPageToken belongs to a different query")
         # Tokens issued before counts were kept carry none.
         returned = int(rest[0]) if rest else 0
-        return PageCursor(int(snapshot), int(sort_key), int(position), returned)
+        key = sort_key if isinstance(sort_key, float) else int(sort_key)
+        return PageCursor(int(snapshot), key, int(position), returned)
 
     def issue_after_value(self, snapshot: int, value: str, fingerprint: str) -> str:
         """A token for the page of a list of values that follows `value`."""

@@ -19,6 +19,7 @@ from domain.epcis.cbv import normalise_cbv
 from domain.epcis.field_parameters import (
     FieldMatch,
     FieldParameterError,
+    field_names,
     field_parameter,
     parse_field_match,
 )
@@ -125,7 +126,9 @@ class EventQuery:
     field_matches: tuple[FieldMatch, ...] = ()
     column_matches: tuple[ColumnMatch, ...] = ()
     attribute_matches: tuple[AttributeMatch, ...] = ()
-    order_by: Literal["position", "eventTime", "recordTime"] = "position"
+    order_by: Literal["position", "eventTime", "recordTime", "field"] = "position"
+    #: The names an extension field to order by may have (orderBy=<fieldname>).
+    order_field: tuple[str, ...] = ()
     descending: bool = False
 
 
@@ -306,11 +309,17 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
             )
         elif name == "orderBy":
             order = _one(name, raw)
-            if order not in ("eventTime", "recordTime"):
+            if order in ("eventTime", "recordTime"):
+                query["order_by"] = order
+            elif (field_parameter(f"EQ_{order}") or ("", "-", ""))[1] == "":
+                # An extension field of the event itself, named as for EQ_<fieldname>.
+                query["order_by"] = "field"
+                query["order_field"] = field_names(order)
+            else:
                 raise QueryParameterError(
-                    f"orderBy: {order!r} is not supported; use eventTime or recordTime"
+                    f"orderBy: {order!r} is neither eventTime, recordTime nor the name of an"
+                    " extension field"
                 )
-            query["order_by"] = order
         elif name == "orderDirection":
             direction = _one(name, raw)
             if direction not in ("ASC", "DESC"):

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from domain.epcis.curies import expand_curie
+from domain.epcis.hash_order import SENSOR_METADATA, SENSOR_REPORT
 from domain.epcis.timestamps import InvalidTimestamp, timestamp_micros
 
 #: (scope, name, text, number, instant in µs)
@@ -22,46 +23,10 @@ FieldRow = tuple[str, str, str | None, float | None, int | None]
 _STANDARD_MEMBERS: dict[str, frozenset[str]] = {
     "ERROR_DECLARATION_": frozenset({"declarationTime", "reason", "correctiveEventIDs"}),
     "SENSORELEMENT_": frozenset({"sensorMetadata", "sensorReport"}),
-    "SENSORMETADATA_": frozenset(
-        {
-            "time",
-            "startTime",
-            "endTime",
-            "deviceID",
-            "deviceMetadata",
-            "rawData",
-            "dataProcessingMethod",
-            "bizRules",
-        }
-    ),
-    "SENSORREPORT_": frozenset(
-        {
-            "type",
-            "exception",
-            "deviceID",
-            "deviceMetadata",
-            "rawData",
-            "dataProcessingMethod",
-            "bizRules",
-            "time",
-            "microorganism",
-            "chemicalSubstance",
-            "coordinateReferenceSystem",
-            "value",
-            "component",
-            "stringValue",
-            "booleanValue",
-            "hexBinaryValue",
-            "uriValue",
-            "minValue",
-            "maxValue",
-            "meanValue",
-            "sDev",
-            "percRank",
-            "percValue",
-            "uom",
-        }
-    ),
+    # The hash's canonical orders name every standard member (bizRules, which a report
+    # may carry too, is the one the hash has no place for there).
+    "SENSORMETADATA_": frozenset(SENSOR_METADATA),
+    "SENSORREPORT_": frozenset(SENSOR_REPORT) | {"bizRules"},
     "readPoint_": frozenset({"id"}),
     "bizLocation_": frozenset({"id"}),
     "ILMD_": frozenset(),

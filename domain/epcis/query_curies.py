@@ -16,6 +16,7 @@ from domain.epcis.field_parameters import field_parameter
 IRI_PARAMETERS = frozenset(
     {
         "eventType",
+        "orderBy",
         "EQ_bizStep",
         "EQ_disposition",
         "EQ_readPoint",

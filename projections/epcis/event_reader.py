@@ -28,7 +28,7 @@ class PageRow:
     """One event of a page: its stored JSON and the keys that place it in the order."""
 
     position: int
-    sort_key: int
+    sort_key: int | float
     document: str
     namespaces: str | None
 
@@ -205,6 +205,15 @@ def _attribute_condition(match: AttributeMatch, params: list[Any]) -> str:
     )
 
 
+#: The order key of an event without the field ordered by: below every real value.
+_NO_VALUE = -1e300
+
+
+def _sort_key(value: Any) -> int | float:
+    # Times and positions are whole numbers; an extension field's order key is a float.
+    return value if isinstance(value, float) else int(value)
+
+
 class EpcisEventReader:
     """Reads pages of matching events in a stable order, resuming after a keyset cursor."""
 
@@ -217,7 +226,7 @@ class EpcisEventReader:
         *,
         limit: int,
         snapshot: int,
-        after: tuple[int, int] | None = None,
+        after: tuple[int | float, int] | None = None,
         scope: Sequence[EventQuery] | None = None,
     ) -> list[PageRow]:
         """Up to `limit` events at log positions ≤ `snapshot`, after `(sort_key, position)`,
@@ -240,6 +249,8 @@ class EpcisEventReader:
         where = ["+e.position <= ?", *build_where(self._db.dialect, query, params)]
         if scope is not None:
             where.append(self._any_of(scope, params))
+        if query.order_by == "field":
+            return self._by_field(query, where, params, limit, after)
         column = _ORDER_COLUMN[query.order_by]
         direction = "DESC" if query.descending else "ASC"
         if after is not None:
@@ -261,10 +272,44 @@ class EpcisEventReader:
         params.append(limit)
         return self._rows(sql, params)
 
+    def _by_field(
+        self,
+        query: EventQuery,
+        where: list[str],
+        params: list[Any],
+        limit: int,
+        after: tuple[int | float, int] | None,
+    ) -> list[PageRow]:
+        """A page ordered by an extension field's number or instant; events without one
+        sort below every value (first ascending, last descending)."""
+        key_params: list[Any] = []
+        names = in_list("o.name", query.order_field, key_params)
+        key_params.append(_NO_VALUE)
+        key = (
+            "COALESCE((SELECT MIN(COALESCE(o.number_value, o.time_value * 1.0))"
+            f" FROM epcis_event_fields o WHERE o.position = e.position AND o.scope = ''"
+            f" AND {names}), ?)"
+        )
+        direction = "DESC" if query.descending else "ASC"
+        outer: list[str] = []
+        outer_params: list[Any] = []
+        if after is not None:
+            cmp = "<" if query.descending else ">"
+            outer.append(f"(k.sort_key {cmp} ? OR (k.sort_key = ? AND k.position {cmp} ?))")
+            outer_params.extend((after[0], after[0], after[1]))
+        sql = (
+            "SELECT k.position, k.sort_key, k.document, k.namespaces FROM ("
+            f"SELECT e.position, {key} AS sort_key, e.document, e.namespaces"
+            f" FROM epcis_events e WHERE {' AND '.join(where)}) k"
+            + (f" WHERE {' AND '.join(outer)}" if outer else "")
+            + f" ORDER BY k.sort_key {direction}, k.position {direction} LIMIT ?"
+        )
+        return self._rows(sql, [*key_params, *params, *outer_params, limit])
+
     def _rows(self, sql: str, params: list[Any]) -> list[PageRow]:
         with self._db.transaction(write=False) as conn:
             rows = conn.fetchall(sql, params)
-        return [PageRow(int(r[0]), int(r[1]), r[2], r[3]) for r in rows]
+        return [PageRow(int(r[0]), _sort_key(r[1]), r[2], r[3]) for r in rows]
 
     def _any_of(self, scope: Sequence[EventQuery], params: list[Any]) -> str:
         alternatives = [

@@ -154,3 +154,43 @@ async def test_pages_of_a_field_query_hold_each_match_once_in_log_order(client: 
             break
         params["nextPageToken"] = link[link.index("nextPageToken=") + 14 : link.index(">")]
     assert seen == [e["epcList"][0] for e in graded]
+
+
+async def test_order_by_an_extension_field_sorts_by_its_number(client: Client) -> None:
+    temperatures = [12, 3.5, 40, 7]
+    doc = document(
+        *[object_event(**{"ex:temperature": t}) for t in temperatures],
+        object_event(),
+        context=[CONTEXT, {"ex": NS}],
+    )
+    assert (await capture(client, doc)).status == 201
+    seen: list[Any] = []
+    params = {"orderBy": "ex:temperature", "orderDirection": "ASC", "perPage": "2"}
+    while True:
+        answer = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+        assert answer.status == 200, await answer.text()
+        body = await answer.json()
+        page = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+        seen.extend(e.get("ex:temperature") for e in page)
+        link = answer.headers.get("Link")
+        if link is None:
+            break
+        params["nextPageToken"] = link[link.index("nextPageToken=") + 14 : link.index(">")]
+    # The event without the field sorts below every value.
+    assert seen == [None, 3.5, 7, 12, 40]
+
+
+async def test_order_by_an_extension_time_descending(client: Client) -> None:
+    times = ["2024-03-02T10:00:00Z", "2024-03-01T10:00:00+02:00", "2024-03-03T00:00:00Z"]
+    doc = document(
+        *[object_event(**{"ex:checked": t}) for t in times], context=[CONTEXT, {"ex": NS}]
+    )
+    assert (await capture(client, doc)).status == 201
+    found = await events(client, orderBy=f"{NS}checked")
+    assert [e["ex:checked"] for e in found] == [times[2], times[0], times[1]]
+
+
+async def test_order_by_something_that_is_no_field_is_a_400(client: Client) -> None:
+    response = await client.get("/v2/epcis/events", params={"orderBy": "bizStep"}, headers=AUTH)
+    assert response.status == 400
+    assert "extension field" in (await response.json())["detail"]
