@@ -34,6 +34,20 @@ MATCHED_FIELDS = {
     "outputEPCList": "MATCH_outputEPC",
     "epcClass": "MATCH_anyEPCClass",
 }
+#: Members of an event's structures a rule may test with `_eq` / `_in`, and the parameter.
+MATCHED_MEMBERS = {
+    ("errorDeclaration", "reason"): "EQ_errorReason",
+    ("errorDeclaration", "correctiveEventIDs"): "EQ_correctiveEventID",
+    ("persistentDisposition", "set"): "EQ_persistentDisposition_set",
+    ("persistentDisposition", "unset"): "EQ_persistentDisposition_unset",
+    ("sensorReport", "type"): "EQ_type",
+    ("sensorReport", "deviceID"): "EQ_deviceID",
+    ("sensorMetadata", "deviceID"): "EQ_deviceID",
+    ("sensorReport", "dataProcessingMethod"): "EQ_dataProcessingMethod",
+    ("sensorMetadata", "dataProcessingMethod"): "EQ_dataProcessingMethod",
+    ("sensorReport", "microorganism"): "EQ_microorganism",
+    ("sensorReport", "chemicalSubstance"): "EQ_chemicalSubstance",
+}
 #: Time fields a rule may bound with `_gte` / `_lt`.
 TIME_FIELDS = {"eventTime": "eventTime", "recordTime": "recordTime"}
 
@@ -72,7 +86,10 @@ def _alternatives(node: Filter) -> list[Parameters]:
 
 
 def _is_structure(node: Related) -> bool:
-    return len(node.path) == 1 and node.path[0] in FIELD_SCOPES and node.quantifier is None
+    if len(node.path) != 1 or node.quantifier is not None:
+        return False
+    holder = node.path[0]
+    return holder in FIELD_SCOPES or any(holder == h for h, _ in MATCHED_MEMBERS)
 
 
 def _under(holder: str, node: Filter) -> Filter:
@@ -142,6 +159,13 @@ def _parameters(condition: Condition) -> Parameters:
     extension = _field_parameters(condition)
     if extension is not None:
         return extension
+    member = MATCHED_MEMBERS.get(tuple(condition.path))
+    if member is not None:
+        if condition.operator not in ("_eq", "_in"):
+            raise EventRuleError(
+                f"{'.'.join(condition.path)} takes _eq or _in in a rule, not {condition.operator}"
+            )
+        return {member: _texts(".".join(condition.path), condition.value)}
     if len(condition.path) != 1:
         raise EventRuleError(f"{'.'.join(condition.path)}: not a field of an event")
     field, op = condition.path[0], condition.operator

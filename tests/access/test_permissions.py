@@ -531,6 +531,24 @@ async def test_a_rule_may_bound_an_extension_field(client: Client) -> None:
     assert await event_ids(client, partner.token) == ids(cold)
 
 
+async def test_a_rule_may_name_the_measurement_type_of_sensor_reports(client: Client) -> None:
+    def reading(n: int, kind: str) -> dict[str, Any]:
+        report = {"type": kind, "value": 1.0, "uom": "CEL" if kind == "Temperature" else "P1"}
+        return numbered(n, sensorElementList=[{"sensorReport": [report]}])
+
+    cold, damp = reading(1, "Temperature"), reading(2, "RelativeHumidity")
+    await capture(client, document(cold, damp))
+    partner = await user_with(
+        client,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"sensorReport": {"type": {"_eq": "Temperature"}}},
+        },
+    )
+    assert await event_ids(client, partner.token) == ids(cold)
+
+
 async def test_a_rule_on_events_that_queries_cannot_answer_is_refused(client: Client) -> None:
     policy = await ok(client, "POST", "/policies", {"name": "p"})
     status, body = await call(
