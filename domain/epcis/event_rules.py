@@ -35,7 +35,7 @@ MATCHED_FIELDS = {
     "epcClass": "MATCH_anyEPCClass",
 }
 #: Members of an event's structures a rule may test with `_eq` / `_in`, and the parameter.
-MATCHED_MEMBERS = {
+MATCHED_MEMBERS: dict[tuple[str, ...], str] = {
     ("errorDeclaration", "reason"): "EQ_errorReason",
     ("errorDeclaration", "correctiveEventIDs"): "EQ_correctiveEventID",
     ("persistentDisposition", "set"): "EQ_persistentDisposition_set",
