@@ -278,3 +278,17 @@ async def test_master_data_queries_are_defined_through_the_items_api_too(
     bad = {"name": "bad", "query": {"queryType": "SimpleMasterDataQuery"}}
     response = await client.post("/items/epcis_queries", json=bad, headers=AUTH)
     assert response.status == 400
+
+
+async def test_a_master_data_query_is_stored_with_the_curies_its_context_binds_expanded(
+    client: Client,
+) -> None:
+    query = {
+        "@context": [{"ex": "https://ns.example.com/"}],
+        **master_data_query(HASATTR=["ex:grade"], **{"EQ_ATTR_ex:grade": ["A"]}),
+    }
+    response = await define(client, {"name": "md", "query": query})
+    stored = (await response.json())["query"]
+    assert stored["HASATTR"] == ["https://ns.example.com/grade"]
+    assert stored["EQ_ATTR_https://ns.example.com/grade"] == ["A"]
+    assert "EQ_ATTR_ex:grade" not in stored
