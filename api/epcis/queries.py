@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import orjson
 from aiohttp import web
 
-from api.epcis.negotiation import negotiated
+from api.epcis.negotiation import NotAcceptable, negotiated
 from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
 from api.epcis.subscriptions import stream_events, wants_websocket
 from api.epcis.xml_responses import wants_xml, xml_query_document
@@ -17,6 +17,7 @@ from application.epcis.event_queries import PAGING_PARAMETERS, EventPage
 from application.epcis.named_queries import NamedQueryRow
 from application.errors import InvalidRequest, NotFound
 from domain.epcis.event_query import QueryParameterError
+from domain.epcis.master_data_query import MASTER_DATA_QUERY, query_type, vocabulary_document
 from domain.epcis.outbound import query_document
 from domain.epcis.query_curies import extension_prefixes
 
@@ -143,12 +144,29 @@ async def named_query_events(request: web.Request) -> web.StreamResponse:
         return await stream_events(request)
     params, paging = _split(request)
     name = request.match_info["name"]
+    named_queries = service(request).epcis.named_queries
+    row = await named_queries.get(name, caller(request).accounts)
+    if query_type(row.query) == MASTER_DATA_QUERY:
+        return await _vocabulary_response(request, row)
     if params:
         raise QueryParameterError(
             f"{sorted(params)[0]}: a named query's parameters are fixed; "
             "only perPage and nextPageToken may be given"
         )
-    page = await service(request).epcis.named_queries.events(
-        name, paging, event_scope(request), caller(request).accounts
-    )
+    page = await named_queries.events(name, paging, event_scope(request), caller(request).accounts)
     return await page_response(request, page, name)
+
+
+async def _vocabulary_response(request: web.Request, row: NamedQueryRow) -> web.Response:
+    """A master-data query's answer: every selected element in one document, JSON only
+    (maxElementCount, not paging, bounds it)."""
+    if request.query:
+        raise QueryParameterError(
+            f"{sorted(request.query)[0]}: a master-data query answers in one document "
+            "and takes no parameters"
+        )
+    if wants_xml(request):
+        raise NotAcceptable("A master-data query's results are served as JSON only")
+    answer = await service(request).epcis.named_queries.master_data(row, caller(request))
+    created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return json_response(vocabulary_document(answer.vocabulary_list, created, row.name))

@@ -121,7 +121,7 @@ async def stream_events(request: web.Request) -> web.StreamResponse:
             parse_timestamp(initial)
         except ValueError as exc:
             raise SubscriptionControlsError(str(exc)) from exc
-    await service(request).epcis.named_queries.get(name, caller(request).accounts)
+    await service(request).epcis.named_queries.event_query(name, caller(request).accounts)
     feed = service(request).epcis.subscriptions.stream(caller(request), name, initial)
     socket = web.WebSocketResponse(heartbeat=30)
     await socket.prepare(request)

@@ -1,4 +1,5 @@
-"""Named queries: store a SimpleEventQuery under a name and run it later."""
+"""Named queries: store a SimpleEventQuery or a SimpleMasterDataQuery under a name and run
+it later. A query object's `queryType` says which; without it, it is an event query."""
 
 import dataclasses
 import re
@@ -8,6 +9,7 @@ from typing import Any
 from application.access.event_scope import EventScope
 from application.blocking import BlockingRunner
 from application.epcis.event_queries import EventPage, EventQueryService
+from application.epcis.master_data_queries import MasterDataQueryService, VocabularyAnswer
 from application.errors import (
     AlreadyExists,
     Forbidden,
@@ -22,6 +24,13 @@ from domain.access.policies import SYSTEM, Accountability
 from domain.collections.item_query import ItemQuery
 from domain.epcis.curies import context_prefixes
 from domain.epcis.event_query import QueryParameterError, parse_event_query
+from domain.epcis.master_data_query import (
+    EVENT_QUERY,
+    MASTER_DATA_QUERY,
+    QUERY_TYPE,
+    parse_master_data_query,
+    query_type,
+)
 from domain.epcis.named_query import QueryParameters
 from domain.epcis.query_curies import expand_query
 from domain.masterdata.epcis_queries import EPCIS_QUERIES
@@ -58,12 +67,42 @@ def normalise_query(query: Any) -> QueryParameters:
             ("true" if i else "false") if isinstance(i, bool) else str(i) for i in items
         ]
     namespaces = {prefix: namespace for prefix, namespace in bound.items() if namespace}
-    if not namespaces:
-        return result
     try:
-        return expand_query(result, namespaces)
+        kind = query_type(result)
+        if kind == MASTER_DATA_QUERY:
+            # Stored with its IRIs expanded and in the order the query states them.
+            return _master_data_query(result, namespaces)
+        # An event query is stored as before: without a type, so every reader of event
+        # queries (subscriptions, flows) reads it as it always has.
+        result.pop(QUERY_TYPE, None)
+        return expand_query(result, namespaces) if namespaces else result
     except QueryParameterError as exc:
         raise InvalidRequest(f"query: {exc}") from exc
+
+
+def _master_data_query(query: QueryParameters, namespaces: dict[str, str]) -> QueryParameters:
+    """A master-data query with the CURIEs its `@context` binds expanded."""
+    parsed = parse_master_data_query(query, namespaces)
+    if not namespaces:
+        return query
+    expanded: QueryParameters = {QUERY_TYPE: [MASTER_DATA_QUERY]}
+    for name, values in query.items():
+        if name == "vocabularyName" and parsed.vocabularies is not None:
+            expanded[name] = list(parsed.vocabularies)
+        elif name in ("attributeNames", "HASATTR"):
+            expanded[name] = list(
+                (parsed.attribute_names if name == "attributeNames" else parsed.has_attributes)
+                or ()
+            )
+        elif name in ("EQ_name", "WD_name"):
+            expanded[name] = list(
+                (parsed.names if name == "EQ_name" else parsed.within_names) or ()
+            )
+        elif name != QUERY_TYPE and not name.startswith("EQ_ATTR_"):
+            expanded[name] = values
+    for attribute, wanted in parsed.attribute_values:
+        expanded["EQ_ATTR_" + attribute] = list(wanted)
+    return expanded
 
 
 class EpcisQueriesRules(CollectionRules):
@@ -83,10 +122,13 @@ class EpcisQueriesRules(CollectionRules):
 
 
 def checked_query(query: Any) -> QueryParameters:
-    """The stored form of a query object, refused unless the event query accepts it."""
+    """The stored form of a query object, refused unless the query of its type accepts it."""
     parameters = normalise_query(query)
     try:
-        parse_event_query(parameters)
+        if query_type(parameters) == MASTER_DATA_QUERY:
+            parse_master_data_query(parameters)
+        else:
+            parse_event_query(parameters)
     except QueryParameterError as exc:
         raise InvalidRequest(f"query: {exc}") from exc
     return parameters
@@ -100,11 +142,13 @@ class NamedQueryService:
         items: ItemsService,
         read_models: ReadModels,
         events: EventQueryService,
+        master_data: MasterDataQueryService,
         blocking: BlockingRunner,
     ) -> None:
         self._items = items
         self._read_models = read_models
         self._events = events
+        self._master_data = master_data
         self._blocking = blocking
 
     async def define(self, name: Any, query: Any, caller: Accountability) -> NamedQueryRow:
@@ -160,8 +204,24 @@ class NamedQueryService:
     ) -> EventPage:
         """The events that currently match the named query and lie in the caller's
         scope, one page at a time."""
-        row = await self.get(name, accounts)
+        row = await self.event_query(name, accounts)
         return await self._events.query(row.query, paging, scope)
+
+    async def event_query(self, name: str, accounts: tuple[str, ...] | None) -> NamedQueryRow:
+        """A named event query; UnknownQuery if there is none, QueryParameterError if it
+        is a master-data query (which has no events to page or subscribe to)."""
+        row = await self.get(name, accounts)
+        if query_type(row.query) != EVENT_QUERY:
+            raise QueryParameterError(
+                f"'{name}' is a {MASTER_DATA_QUERY}: it answers vocabulary elements, "
+                "not events to page through or subscribe to"
+            )
+        return row
+
+    async def master_data(self, row: NamedQueryRow, caller: Accountability) -> VocabularyAnswer:
+        """The vocabulary elements a named master-data query currently selects among the
+        master data the caller may read."""
+        return await self._master_data.query(row.query, caller)
 
 
 def _on_behalf_of(caller: Accountability) -> Accountability:

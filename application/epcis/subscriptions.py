@@ -122,7 +122,7 @@ class SubscriptionService:
         """A new webhook subscription to a named query the caller can see; raises
         Forbidden, NotFound or SubscriptionControlsError."""
         event_scope(caller, "read")
-        await self._named.get(name, caller.accounts)
+        await self._named.event_query(name, caller.accounts)
         if request.schedule is not None:
             _trigger(request.schedule)
         refused = await self._guard.refusal(request.dest)

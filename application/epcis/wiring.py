@@ -11,6 +11,7 @@ from application.epcis.delivery import DeliverySettings, OutboundGuard
 from application.epcis.epc_formats import EpcFormatService
 from application.epcis.event_capture import EventCaptureService
 from application.epcis.event_queries import EventQueryService
+from application.epcis.master_data_queries import MasterDataQueryService
 from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
 from application.epcis.page_tokens import PageTokens
 from application.epcis.query_prefixes import QueryPrefixes
@@ -28,6 +29,7 @@ from projections.epcis.event_values import EventValueReader
 from projections.epcis.location_tree import LocationTree
 from projections.epcis.prefixes import PrefixReader
 from projections.epcis.readers import ReadModels
+from projections.epcis.vocabulary_reader import VocabularyReader
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,8 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         locations=LocationTree(core.database),
         prefixes=prefixes,
     )
-    named_queries = NamedQueryService(items, read_models, events, core.blocking)
+    master_data = MasterDataQueryService(VocabularyReader(core.database), core.blocking)
+    named_queries = NamedQueryService(items, read_models, events, master_data, core.blocking)
     epc_formats = EpcFormatService(CompanyPrefixReader(core.database), core.blocking)
     resources = ResourceService(
         EventValueReader(core.database), event_reader, events, epc_formats, tokens, core.blocking

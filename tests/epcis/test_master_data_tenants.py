@@ -1,0 +1,41 @@
+"""In a multi-tenant installation a master-data query answers only the master data of the
+caller's account: what its users captured and its own locations, organisations, products."""
+
+import uuid
+from typing import Any
+
+from tests.access.helpers import Client, call, ok
+from tests.epcis.documents import document
+from tests.epcis.test_master_data import SITE, SITE_ELEMENT, with_master_data
+from tests.items.test_tenants import Tenants, settings, tenants  # noqa: F401 (fixtures)
+
+QUERY = {"queryType": "SimpleMasterDataQuery", "includeAttributes": True, "includeChildren": True}
+
+
+async def element_ids(client: Client, token: str) -> list[str]:
+    # Names are unique across accounts: each tenant picks its own.
+    name = f"all-{uuid.uuid4().hex}"
+    body = {"name": name, "query": QUERY}
+    assert (await call(client, "POST", "/v2/epcis/queries", body, token=token))[0] == 201
+    status, body = await call(client, "GET", f"/v2/epcis/queries/{name}/events", token=token)
+    assert status == 200, body
+    vocabularies: list[dict[str, Any]] = body["epcisBody"]["queryResults"]["resultsBody"][
+        "vocabularyList"
+    ]
+    return sorted(e["id"] for v in vocabularies for e in v["vocabularyElementList"])
+
+
+async def test_a_tenant_reads_only_its_own_accounts_master_data(
+    client: Client,
+    tenants: Tenants,  # noqa: F811
+) -> None:
+    captured = with_master_data(document(), SITE_ELEMENT)
+    status, body = await call(client, "POST", "/v2/epcis/capture", captured, token=tenants.a.token)
+    assert status == 201, body
+    location = {"location_name": "Plant", "gln": "9506000134352"}
+    await ok(client, "POST", "/items/location", location, token=tenants.a.token)
+    assert await element_ids(client, tenants.a.token) == [
+        "https://id.gs1.org/414/9506000134352",
+        SITE,
+    ]
+    assert await element_ids(client, tenants.b.token) == []
