@@ -23,7 +23,9 @@ def _key(vocabulary: str, element_id: str) -> str:
 
 
 class MasterDataProjection(Projection):
-    """One row per vocabulary element (the newest capture's), its children, its attributes."""
+    """One row per vocabulary element and account (the newest capture's), its children and
+    attributes. Each account keeps its own master data: a tenant's capture never replaces
+    another's (`account` is empty outside multi-tenant installations)."""
 
     name = "epcis_master_data"
     follows = (CapturedMasterData.Captured,)
@@ -34,21 +36,23 @@ class MasterDataProjection(Projection):
             id TEXT NOT NULL,
             position {bigint} NOT NULL,
             capture_id TEXT NOT NULL,
-            account TEXT,
+            account {key_text} NOT NULL,
             attributes TEXT NOT NULL,
             children TEXT NOT NULL,
-            PRIMARY KEY (vocabulary, element))""",
+            PRIMARY KEY (vocabulary, element, account))""",
         """CREATE TABLE IF NOT EXISTS epcis_vocabulary_children (
             vocabulary {key_text} NOT NULL,
             parent {key_text} NOT NULL,
-            child {key_text} NOT NULL)""",
+            child {key_text} NOT NULL,
+            account {key_text} NOT NULL)""",
         "CREATE INDEX IF NOT EXISTS epcis_vocabulary_children_parent"
         " ON epcis_vocabulary_children (vocabulary, parent)",
         """CREATE TABLE IF NOT EXISTS epcis_vocabulary_attributes (
             vocabulary {key_text} NOT NULL,
             element {key_text} NOT NULL,
             attribute {key_text} NOT NULL,
-            text_value {key_text})""",
+            text_value {key_text},
+            account {key_text} NOT NULL)""",
         "CREATE INDEX IF NOT EXISTS epcis_vocabulary_attributes_attribute"
         " ON epcis_vocabulary_attributes (attribute, text_value, element)",
         "CREATE INDEX IF NOT EXISTS epcis_vocabulary_attributes_element"
@@ -69,14 +73,17 @@ class MasterDataProjection(Projection):
             }
             for element in vocabulary_elements(document, captured.namespaces):
                 key = _key(element.vocabulary, element.id)
-                where = (element.vocabulary, key)
+                account = captured.account or ""
+                where = (element.vocabulary, key, account)
                 for table, column in (
                     ("epcis_vocabulary_elements", "element"),
                     ("epcis_vocabulary_children", "parent"),
                     ("epcis_vocabulary_attributes", "element"),
                 ):
                     conn.execute(
-                        f"DELETE FROM {table} WHERE vocabulary = ? AND {column} = ?", where
+                        f"DELETE FROM {table} WHERE vocabulary = ? AND {column} = ?"
+                        " AND account = ?",
+                        where,
                     )
                 children = [_key(element.vocabulary, child) for child in element.children]
                 conn.execute(
@@ -88,21 +95,24 @@ class MasterDataProjection(Projection):
                         element.id,
                         logged.position,
                         captured.capture_id,
-                        captured.account,
+                        account,
                         orjson.dumps([list(a) for a in element.attributes]).decode(),
                         orjson.dumps(list(element.children)).decode(),
                     ),
                 )
                 conn.insert_many(
                     "epcis_vocabulary_children",
-                    ("vocabulary", "parent", "child"),
-                    [(element.vocabulary, key, child) for child in dict.fromkeys(children)],
+                    ("vocabulary", "parent", "child", "account"),
+                    [
+                        (element.vocabulary, key, child, account)
+                        for child in dict.fromkeys(children)
+                    ],
                 )
                 conn.insert_many(
                     "epcis_vocabulary_attributes",
-                    ("vocabulary", "element", "attribute", "text_value"),
+                    ("vocabulary", "element", "attribute", "text_value", "account"),
                     [
-                        (element.vocabulary, key, name, _short(attribute_text(value)))
+                        (element.vocabulary, key, name, _short(attribute_text(value)), account)
                         for name, value in element.attributes
                     ],
                 )

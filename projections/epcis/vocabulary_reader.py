@@ -92,6 +92,7 @@ class VocabularyReader:
                 "SELECT c.child FROM epcis_vocabulary_children c"
                 " JOIN epcis_vocabulary_elements e"
                 " ON e.vocabulary = c.vocabulary AND e.element = c.parent"
+                " AND e.account = c.account"
                 f" WHERE {where}",
                 params,
             )
@@ -123,5 +124,6 @@ def _has_attribute(attributes: list[str], values: list[str] | None, params: list
     return (
         "EXISTS (SELECT 1 FROM epcis_vocabulary_attributes a"
         " WHERE a.vocabulary = e.vocabulary AND a.element = e.element"
+        " AND a.account = e.account"
         f" AND {condition})"
     )

@@ -39,3 +39,28 @@ async def test_a_tenant_reads_only_its_own_accounts_master_data(
         SITE,
     ]
     assert await element_ids(client, tenants.b.token) == []
+
+
+async def test_a_tenants_capture_never_replaces_another_tenants_master_data(
+    client: Client,
+    tenants: Tenants,  # noqa: F811
+) -> None:
+    theirs = with_master_data(document(), {"id": SITE, "children": []})
+    for token, doc in (
+        (tenants.a.token, with_master_data(document(), SITE_ELEMENT)),
+        (tenants.b.token, theirs),
+    ):
+        status, body = await call(client, "POST", "/v2/epcis/capture", doc, token=token)
+        assert status == 201, body
+    assert await element_ids(client, tenants.a.token) == [SITE]
+    assert await element_ids(client, tenants.b.token) == [SITE]
+    name = f"children-{uuid.uuid4().hex}"
+    query = {**QUERY, "EQ_name": [SITE]}
+    await call(
+        client, "POST", "/v2/epcis/queries", {"name": name, "query": query}, token=tenants.a.token
+    )
+    status, body = await call(
+        client, "GET", f"/v2/epcis/queries/{name}/events", token=tenants.a.token
+    )
+    [vocabulary] = body["epcisBody"]["queryResults"]["resultsBody"]["vocabularyList"]
+    assert vocabulary["vocabularyElementList"][0]["children"] == SITE_ELEMENT["children"]
