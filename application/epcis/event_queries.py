@@ -90,7 +90,7 @@ class EventQueryService:
         the CURIE prefixes it bound (`GS1-Extensions`).
         Raises QueryParameterError or InvalidPageToken for bad input.
         """
-        query = await self.parsed(params, prefixes)
+        query = await self.parsed(params, prefixes, _scope_accounts(scope))
         per_page = self.per_page(paging.get("perPage"))
         print_ = fingerprint({**{k: list(v) for k, v in params.items()}, **_bound(prefixes or {})})
         token_values = paging.get("nextPageToken")
@@ -146,14 +146,21 @@ class EventQueryService:
             )
 
     async def parsed(
-        self, params: Mapping[str, Sequence[str]], prefixes: Mapping[str, str] | None = None
+        self,
+        params: Mapping[str, Sequence[str]],
+        prefixes: Mapping[str, str] | None = None,
+        accounts: tuple[str, ...] | None = None,
     ) -> EventQuery:
         """The query `params` state, as every reader of events runs it: CURIEs read by
-        `prefixes`, else by the captured documents' bindings, and WD_bizLocation widened
-        to the sub-locations. Raises QueryParameterError."""
+        `prefixes`, else by the captured documents' bindings, and WD_ widened to the
+        sub-locations; master data read is that of `accounts` (all when None).
+        Raises QueryParameterError."""
         if self._prefixes is not None:
             params = await self._prefixes.expanded(params, prefixes or {})
-        return await self.with_sub_locations(parse_event_query(params))
+        query = parse_event_query(params)
+        if accounts is not None:
+            query = dataclasses.replace(query, master_data_accounts=accounts)
+        return await self.with_sub_locations(query)
 
     async def with_sub_locations(self, query: EventQuery) -> EventQuery:
         """WD_bizLocation and WD_readPoint also find events at the places below the named
@@ -161,17 +168,28 @@ class EventQueryService:
         if self._locations is None:
             return query
         if query.within_biz_locations:
-            below = await self._below(query.within_biz_locations, BUSINESS_LOCATION)
+            below = await self._below(query, query.within_biz_locations, BUSINESS_LOCATION)
             query = dataclasses.replace(query, biz_location_trees=query.biz_location_trees + below)
         if query.within_read_points:
-            below = await self._below(query.within_read_points, READ_POINT)
+            below = await self._below(query, query.within_read_points, READ_POINT)
             query = dataclasses.replace(query, read_point_trees=query.read_point_trees + below)
         return query
 
-    async def _below(self, places: tuple[str, ...], vocabulary: str) -> tuple[Glob, ...]:
+    async def _below(
+        self, query: EventQuery, places: tuple[str, ...], vocabulary: str
+    ) -> tuple[Glob, ...]:
         assert self._locations is not None
-        below = await self._blocking.run(self._locations.within, places, vocabulary)
+        below = await self._blocking.run(
+            self._locations.within, places, vocabulary, query.master_data_accounts
+        )
         return tuple(glob for place in sorted(below) for glob in place_tree(place))
+
+
+def _scope_accounts(scope: EventScope) -> tuple[str, ...] | None:
+    """The accounts a tenant's scope limits it to (None: no account limit)."""
+    if scope is None or any(query.capture_accounts is None for query in scope):
+        return None
+    return tuple(sorted({a for query in scope for a in query.capture_accounts or ()}))
 
 
 def _bound(prefixes: Mapping[str, str]) -> dict[str, list[str]]:

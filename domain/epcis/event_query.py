@@ -112,6 +112,8 @@ class EventQuery:
     within_biz_locations: tuple[str, ...] = ()
     #: Only events captured by users of these accounts (a tenant's scope), when given.
     capture_accounts: tuple[str, ...] | None = None
+    #: Whose captured master data WD_, HASATTR_ and EQ_ATTR_ read (every account's if None).
+    master_data_accounts: tuple[str, ...] | None = None
     transformation_ids: tuple[str, ...] = ()
     event_ids: tuple[str, ...] = ()
     #: Only error declarations (EXISTS_errorDeclaration, and implied by the next three).

@@ -70,7 +70,10 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
     where.extend(_declaration_conditions(query, params))
     where.extend(_field_condition(match, params) for match in query.field_matches)
     where.extend(_column_condition(match, params) for match in query.column_matches)
-    where.extend(_attribute_condition(match, params) for match in query.attribute_matches)
+    where.extend(
+        _attribute_condition(match, query.master_data_accounts, params)
+        for match in query.attribute_matches
+    )
     if query.biz_location_trees:
         where.append(_any_glob(dialect, "e.biz_location", query.biz_location_trees, params))
     if query.read_point_trees:
@@ -193,12 +196,16 @@ def _column_condition(match: ColumnMatch, params: list[Any]) -> str:
 _PLACE_COLUMNS = {"readPoint": "e.read_point", "bizLocation": "e.biz_location"}
 
 
-def _attribute_condition(match: AttributeMatch, params: list[Any]) -> str:
+def _attribute_condition(
+    match: AttributeMatch, accounts: tuple[str, ...] | None, params: list[Any]
+) -> str:
     conditions = ["a.vocabulary = ?"]
     params.append(match.vocabulary)
     conditions.append(in_list("a.attribute", match.attributes, params))
     if match.values:
         conditions.append(in_list("a.text_value", match.values, params))
+    if accounts is not None:
+        conditions.append(in_list("a.account", accounts, params))
     return (
         f"{_PLACE_COLUMNS[match.field]} IN (SELECT a.element FROM epcis_vocabulary_attributes a"
         f" WHERE {' AND '.join(conditions)})"

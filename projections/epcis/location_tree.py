@@ -18,31 +18,45 @@ class LocationTree:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    def within(self, places: Sequence[str], vocabulary: str | None = None) -> set[str]:
+    def within(
+        self,
+        places: Sequence[str],
+        vocabulary: str | None = None,
+        accounts: Sequence[str] | None = None,
+    ) -> set[str]:
         """The canonical places below these (at any depth), by the location collection and
         by the captured master data of `vocabulary` (a ReadPoint or BusinessLocation
-        vocabulary type)."""
+        vocabulary type) that `accounts` captured (all of it when None)."""
         found: set[str] = set()
         frontier = set(places)
         # Each source may lead into the other: follow both until nothing new turns up.
         while frontier:
             below = self._locations_within(sorted(frontier))
             if vocabulary is not None:
-                below |= self._master_data_within(sorted(frontier), vocabulary)
+                below |= self._master_data_within(sorted(frontier), vocabulary, accounts)
             frontier = below - found - set(places)
             found |= below
         return found
 
-    def _master_data_within(self, places: Sequence[str], vocabulary: str) -> set[str]:
+    def _master_data_within(
+        self, places: Sequence[str], vocabulary: str, accounts: Sequence[str] | None
+    ) -> set[str]:
         params: list[str] = [vocabulary]
         roots = in_list("parent", list(places), params)
+        owned = ""
+        if accounts is not None:
+            owned = " AND " + in_list("account", list(accounts), params)
         params.append(vocabulary)
+        owned_inner = ""
+        if accounts is not None:
+            owned_inner = " AND " + in_list("c.account", list(accounts), params)
         with self._db.transaction(write=False) as conn:
             rows = conn.fetchall(
                 "WITH RECURSIVE tree(element) AS ("
-                f" SELECT child FROM epcis_vocabulary_children WHERE vocabulary = ? AND {roots}"
+                " SELECT child FROM epcis_vocabulary_children"
+                f" WHERE vocabulary = ? AND {roots}{owned}"
                 " UNION SELECT c.child FROM epcis_vocabulary_children c"
-                " JOIN tree t ON c.parent = t.element WHERE c.vocabulary = ?)"
+                f" JOIN tree t ON c.parent = t.element WHERE c.vocabulary = ?{owned_inner})"
                 " SELECT element FROM tree",
                 params,
             )

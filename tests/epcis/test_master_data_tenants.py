@@ -5,7 +5,7 @@ import uuid
 from typing import Any
 
 from tests.access.helpers import Client, call, ok
-from tests.epcis.documents import document
+from tests.epcis.documents import document, object_event
 from tests.epcis.test_master_data import SITE, SITE_ELEMENT, with_master_data
 from tests.items.test_tenants import Tenants, settings, tenants  # noqa: F401 (fixtures)
 
@@ -64,3 +64,34 @@ async def test_a_tenants_capture_never_replaces_another_tenants_master_data(
     )
     [vocabulary] = body["epcisBody"]["queryResults"]["resultsBody"]["vocabularyList"]
     assert vocabulary["vocabularyElementList"][0]["children"] == SITE_ELEMENT["children"]
+
+
+async def test_a_tenants_events_are_not_found_through_another_tenants_master_data(
+    client: Client,
+    tenants: Tenants,  # noqa: F811
+) -> None:
+    status, _ = await call(
+        client,
+        "POST",
+        "/v2/epcis/capture",
+        with_master_data(document(), SITE_ELEMENT),
+        token=tenants.a.token,
+    )
+    assert status == 201
+    room = SITE_ELEMENT["children"][0]
+    theirs = document(
+        object_event(bizLocation={"id": room}), object_event(bizLocation={"id": SITE})
+    )
+    assert (await call(client, "POST", "/v2/epcis/capture", theirs, token=tenants.b.token))[
+        0
+    ] == 201
+    for params in ({"WD_bizLocation": SITE}, {"HASATTR_bizLocation": "cbvmda:sst"}):
+        status, body = await call(
+            client, "GET", "/v2/epcis/events", params=params, token=tenants.b.token
+        )
+        assert status == 200, body
+        found = [
+            e["bizLocation"]["id"]
+            for e in body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+        ]
+        assert found == ([SITE] if "WD_bizLocation" in params else []), params
