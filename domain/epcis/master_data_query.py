@@ -185,8 +185,8 @@ def vocabulary_document(
     vocabularies: list[dict[str, Any]], created: str, query_name: str
 ) -> dict[str, Any]:
     """The EPCISQueryDocument answering a master-data query: its `resultsBody` holds the
-    `vocabularyList`, as the 2.0 query XSD's QueryResultsBody does (the JSON schema only
-    knows event lists)."""
+    `vocabularyList`, and the empty `eventList` GS1's JSON schema requires of every
+    results body."""
     return {
         "@context": [EPCIS_CONTEXT],
         "type": "EPCISQueryDocument",
@@ -195,7 +195,7 @@ def vocabulary_document(
         "epcisBody": {
             "queryResults": {
                 "queryName": query_name,
-                "resultsBody": {"vocabularyList": vocabularies},
+                "resultsBody": {"eventList": [], "vocabularyList": vocabularies},
             }
         },
     }
