@@ -53,7 +53,7 @@ def typed_value(value: Any) -> tuple[str | None, float | None, int | None] | Non
         return (None, number, None) if math.isfinite(number) else None
     if not isinstance(value, str):
         return None
-    return (value, _number(value), _instant(value))
+    return (value, _number(value), instant(value))
 
 
 def _number(text: str) -> float | None:
@@ -67,7 +67,8 @@ def _number(text: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _instant(text: str) -> int | None:
+def instant(text: str) -> int | None:
+    """The instant a text names in µs, None for text that is no date-time."""
     if len(text) < 20 or text[4] != "-" or "T" not in text:
         return None
     try:

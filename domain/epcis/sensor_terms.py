@@ -10,7 +10,7 @@ from typing import Any
 
 from domain.epcis.cbv import normalise_cbv
 from domain.epcis.curies import expand_curie
-from domain.epcis.timestamps import InvalidTimestamp, timestamp_micros
+from domain.epcis.field_terms import instant
 from domain.epcis.units import in_si, in_si_difference
 
 #: (element, time, start_time, end_time, device_id, data_processing_method, biz_rules)
@@ -134,12 +134,7 @@ def _iri(value: Any, namespaces: Mapping[str, str]) -> str | None:
 
 
 def _instant(value: Any) -> int | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return timestamp_micros(value)
-    except InvalidTimestamp:
-        return None
+    return instant(value) if isinstance(value, str) else None
 
 
 def _number(value: Any) -> float | None:

@@ -25,28 +25,20 @@ _REPORT_LOOKUPS = (
     "perc_rank",
 )
 _ELEMENT_LOOKUPS = ("time", "start_time", "end_time", "device_id", "data_processing_method")
-_TEXT = {
-    "type",
-    "device_id",
-    "data_processing_method",
-    "microorganism",
-    "chemical_substance",
-    "biz_rules",
-    "string_value",
-    "hex_binary_value",
-    "uri_value",
-    "boolean_value",
-    "dimension",
-}
-_TIMES = {"time", "start_time", "end_time"}
+#: Measured values other than `value` (whose index leads with the type), each indexed
+#: within its dimension.
+_MEASURED = ("min_value", "max_value", "mean_value", "sdev", "perc_value")
+_NUMBERS = {"value", "perc_rank", *_MEASURED}
+_WHOLE_NUMBERS = {"element", "time", "start_time", "end_time"}
 
 
 def _column(name: str) -> str:
-    if name in _TEXT:
-        return f"{name} {{key_text}}"
-    if name in _TIMES or name == "element":
+    # Instants and element numbers are whole, measured values real, the rest text.
+    if name in _WHOLE_NUMBERS:
         return f"{name} {{bigint}}"
-    return f"{name} {{real}}"
+    if name in _NUMBERS:
+        return f"{name} {{real}}"
+    return f"{name} {{key_text}}"
 
 
 SCHEMA = (
@@ -76,7 +68,7 @@ SCHEMA = (
     *(
         f"CREATE INDEX IF NOT EXISTS epcis_event_sensor_reports_{c}"
         f" ON epcis_event_sensor_reports (dimension, {c}, position) WHERE {c} IS NOT NULL"
-        for c in ("min_value", "max_value", "mean_value", "sdev", "perc_value")
+        for c in _MEASURED
     ),
 )
 TABLES = ("epcis_event_sensor_reports", "epcis_event_sensor_elements")
