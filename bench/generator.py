@@ -61,6 +61,8 @@ class EventFactory:
             }
         if roll > 0.7:
             event["ex:carrier"] = self.random.choice(CARRIERS)
+            # Derived from the serial, not drawn, so the other fields stay as in earlier runs.
+            event["ex:weight"] = (self.serial * 7919) % 10_000 / 10
         if 0.4 <= roll < 0.5:
             event["sensorElementList"] = [
                 {

@@ -141,6 +141,13 @@ async def query_latencies(
             "EQ_type": "Temperature",
             "GE_value_FAH": str(rng.randint(68, 85)),
         },
+        # Ordered by an extension field's number: over every event, and over one carrier's.
+        "orderBy extension field": lambda: {"orderBy": "ex:weight"},
+        "carrier, orderBy field": lambda: {
+            "EQ_ex:carrier": rng.choice(CARRIERS),
+            "orderBy": "ex:weight",
+            "orderDirection": rng.choice(["ASC", "DESC"]),
+        },
     }
     async with serving(service) as (base, session):
         for name, params in queries.items():

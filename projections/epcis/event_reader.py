@@ -288,14 +288,19 @@ class EpcisEventReader:
         after: tuple[int | float, int] | None,
     ) -> list[PageRow]:
         """A page ordered by an extension field's number or instant; events without one
-        sort below every value (first ascending, last descending)."""
-        key_params: list[Any] = []
+        sort below every value (first ascending, last descending).
+
+        The field's values are read once, grouped by event, and joined to the matching
+        events by hash: a lookup per event would walk the field's index for each one.
+        Only the page's events have their documents read.
+        """
+        key_params: list[Any] = [_NO_VALUE]
         names = in_list("o.name", query.order_field, key_params)
-        key_params.append(_NO_VALUE)
-        key = (
-            "COALESCE((SELECT MIN(COALESCE(o.number_value, o.time_value * 1.0))"
-            f" FROM epcis_event_fields o WHERE o.position = e.position AND o.scope = ''"
-            f" AND {names}), ?)"
+        keys = (
+            "SELECT o.position, MIN(COALESCE(o.number_value, o.time_value * 1.0)) AS sort_key"
+            f" FROM epcis_event_fields o WHERE o.scope = '' AND {names}"
+            " AND (o.number_value IS NOT NULL OR o.time_value IS NOT NULL)"
+            " GROUP BY o.position"
         )
         direction = "DESC" if query.descending else "ASC"
         outer: list[str] = []
@@ -304,12 +309,17 @@ class EpcisEventReader:
             cmp = "<" if query.descending else ">"
             outer.append(f"(k.sort_key {cmp} ? OR (k.sort_key = ? AND k.position {cmp} ?))")
             outer_params.extend((after[0], after[0], after[1]))
-        sql = (
-            "SELECT k.position, k.sort_key, k.document, k.namespaces FROM ("
-            f"SELECT e.position, {key} AS sort_key, e.document, e.namespaces"
-            f" FROM epcis_events e WHERE {' AND '.join(where)}) k"
+        page = (
+            "SELECT k.position, k.sort_key FROM ("
+            "SELECT e.position, COALESCE(m.sort_key, ?) AS sort_key FROM epcis_events e"
+            f" LEFT JOIN ({keys}) m ON m.position = e.position WHERE {' AND '.join(where)}) k"
             + (f" WHERE {' AND '.join(outer)}" if outer else "")
             + f" ORDER BY k.sort_key {direction}, k.position {direction} LIMIT ?"
+        )
+        sql = (
+            "SELECT p.position, p.sort_key, e.document, e.namespaces"
+            f" FROM ({page}) p JOIN epcis_events e ON e.position = p.position"
+            f" ORDER BY p.sort_key {direction}, p.position {direction}"
         )
         return self._rows(sql, [*key_params, *params, *outer_params, limit])
 

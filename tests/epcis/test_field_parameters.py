@@ -180,6 +180,21 @@ async def test_order_by_an_extension_field_sorts_by_its_number(client: Client) -
     assert seen == [None, 3.5, 7, 12, 40]
 
 
+async def test_order_by_a_field_of_several_values_sorts_by_the_least_and_text_by_none(
+    client: Client,
+) -> None:
+    doc = document(
+        object_event(**{"ex:temperature": 10}),
+        object_event(**{"ex:temperature": [30, 2]}),
+        object_event(**{"ex:temperature": "warm"}),
+        object_event(**{"ex:temperature": 5}),
+        context=[CONTEXT, {"ex": NS}],
+    )
+    assert (await capture(client, doc)).status == 201
+    found = await events(client, orderBy="ex:temperature", orderDirection="ASC")
+    assert [e["ex:temperature"] for e in found] == ["warm", [30, 2], 5, 10]
+
+
 async def test_order_by_an_extension_time_descending(client: Client) -> None:
     times = ["2024-03-02T10:00:00Z", "2024-03-01T10:00:00+02:00", "2024-03-03T00:00:00Z"]
     doc = document(
