@@ -9,6 +9,7 @@ from domain.epcis.event_query import EventQuery
 from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database, Dialect, glob_condition, in_list
+from projections.epcis.field_order import field_order_page
 from projections.epcis.position_pages import positions_first, split_conditions
 
 _ORDER_COLUMN = {
@@ -212,10 +213,6 @@ def _attribute_condition(
     )
 
 
-#: The order key of an event without the field ordered by: below every real value.
-_NO_VALUE = -1e300
-
-
 def _sort_key(value: Any) -> int | float:
     # Times and positions are whole numbers; an extension field's order key is a float.
     return value if isinstance(value, float) else int(value)
@@ -257,7 +254,9 @@ class EpcisEventReader:
         if scope is not None:
             where.append(self._any_of(scope, params))
         if query.order_by == "field":
-            return self._by_field(query, where, params, limit, after)
+            return self._rows(
+                *field_order_page(query.order_field, where, params, limit, query.descending, after)
+            )
         column = _ORDER_COLUMN[query.order_by]
         direction = "DESC" if query.descending else "ASC"
         if after is not None:
@@ -278,50 +277,6 @@ class EpcisEventReader:
         )
         params.append(limit)
         return self._rows(sql, params)
-
-    def _by_field(
-        self,
-        query: EventQuery,
-        where: list[str],
-        params: list[Any],
-        limit: int,
-        after: tuple[int | float, int] | None,
-    ) -> list[PageRow]:
-        """A page ordered by an extension field's number or instant; events without one
-        sort below every value (first ascending, last descending).
-
-        The field's values are read once, grouped by event, and joined to the matching
-        events by hash: a lookup per event would walk the field's index for each one.
-        Only the page's events have their documents read.
-        """
-        key_params: list[Any] = [_NO_VALUE]
-        names = in_list("o.name", query.order_field, key_params)
-        keys = (
-            "SELECT o.position, MIN(COALESCE(o.number_value, o.time_value * 1.0)) AS sort_key"
-            f" FROM epcis_event_fields o WHERE o.scope = '' AND {names}"
-            " AND (o.number_value IS NOT NULL OR o.time_value IS NOT NULL)"
-            " GROUP BY o.position"
-        )
-        direction = "DESC" if query.descending else "ASC"
-        outer: list[str] = []
-        outer_params: list[Any] = []
-        if after is not None:
-            cmp = "<" if query.descending else ">"
-            outer.append(f"(k.sort_key {cmp} ? OR (k.sort_key = ? AND k.position {cmp} ?))")
-            outer_params.extend((after[0], after[0], after[1]))
-        page = (
-            "SELECT k.position, k.sort_key FROM ("
-            "SELECT e.position, COALESCE(m.sort_key, ?) AS sort_key FROM epcis_events e"
-            f" LEFT JOIN ({keys}) m ON m.position = e.position WHERE {' AND '.join(where)}) k"
-            + (f" WHERE {' AND '.join(outer)}" if outer else "")
-            + f" ORDER BY k.sort_key {direction}, k.position {direction} LIMIT ?"
-        )
-        sql = (
-            "SELECT p.position, p.sort_key, e.document, e.namespaces"
-            f" FROM ({page}) p JOIN epcis_events e ON e.position = p.position"
-            f" ORDER BY p.sort_key {direction}, p.position {direction}"
-        )
-        return self._rows(sql, [*key_params, *params, *outer_params, limit])
 
     def _rows(self, sql: str, params: list[Any]) -> list[PageRow]:
         with self._db.transaction(write=False) as conn:

@@ -116,6 +116,8 @@ SCHEMA = (
     " WHERE number_value IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS epcis_event_fields_time"
     " ON epcis_event_fields (name, scope, time_value, position) WHERE time_value IS NOT NULL",
+    # orderBy=<field> asks whether an event has a smaller value, or any, by its position.
+    "CREATE INDEX IF NOT EXISTS epcis_event_fields_position ON epcis_event_fields (position)",
     *PREFIX_SCHEMA,
     *SENSOR_SCHEMA,
 )
