@@ -20,7 +20,7 @@ class PageCursor:
 
     snapshot: int
     #: A time or position, or an extension field's value (orderBy=<fieldname>).
-    sort_key: int | float
+    sort_key: int | float | str
     position: int
     #: Events the earlier pages held (eventCountLimit counts across pages).
     returned: int = 0
@@ -49,7 +49,7 @@ class PageTokens:
             raise InvalidPageToken("nextPageToken belongs to a different query")
         # Tokens issued before counts were kept carry none.
         returned = int(rest[0]) if rest else 0
-        key = sort_key if isinstance(sort_key, float) else int(sort_key)
+        key = sort_key if isinstance(sort_key, float | str) else int(sort_key)
         return PageCursor(int(snapshot), key, int(position), returned)
 
     def issue_after_value(self, snapshot: int, value: str, fingerprint: str) -> str:

@@ -9,7 +9,7 @@ from domain.epcis.event_query import EventQuery
 from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database, Dialect, glob_condition, in_list
-from projections.epcis.field_order import field_order_page
+from projections.epcis.field_order import field_order_page, row_sort_key
 from projections.epcis.position_pages import positions_first, split_conditions
 
 _ORDER_COLUMN = {
@@ -29,7 +29,7 @@ class PageRow:
     """One event of a page: its stored JSON and the keys that place it in the order."""
 
     position: int
-    sort_key: int | float
+    sort_key: int | float | str
     document: str
     namespaces: str | None
 
@@ -230,7 +230,7 @@ class EpcisEventReader:
         *,
         limit: int,
         snapshot: int,
-        after: tuple[int | float, int] | None = None,
+        after: tuple[int | float | str, int] | None = None,
         scope: Sequence[EventQuery] | None = None,
     ) -> list[PageRow]:
         """Up to `limit` events at log positions ≤ `snapshot`, after `(sort_key, position)`,
@@ -254,9 +254,12 @@ class EpcisEventReader:
         if scope is not None:
             where.append(self._any_of(scope, params))
         if query.order_by == "field":
-            return self._rows(
-                *field_order_page(query.order_field, where, params, limit, query.descending, after)
+            sql, params = field_order_page(
+                query.order_field, where, params, limit, query.descending, after
             )
+            with self._db.transaction(write=False) as conn:
+                rows = conn.fetchall(sql, params)
+            return [PageRow(int(r[0]), row_sort_key(r[1], r[2], r[3]), r[4], r[5]) for r in rows]
         column = _ORDER_COLUMN[query.order_by]
         direction = "DESC" if query.descending else "ASC"
         if after is not None:
