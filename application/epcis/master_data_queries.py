@@ -132,7 +132,8 @@ class MasterDataQueryService:
         # Each source may lead into the other: follow both until nothing new turns up.
         while frontier:
             below = self._reader.captured_children(sorted(frontier), accounts)
-            for mapping in mappings:
+            # One collection may be two vocabularies (locations): its records once.
+            for mapping in {m.name: m for m in mappings}.values():
                 below |= self._collection_children(mapping, frontier, accounts)
             frontier = below - found
             found |= below

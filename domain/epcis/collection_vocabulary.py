@@ -6,13 +6,14 @@ A SimpleMasterDataQuery's conditions are stated here as conditions on the record
 (`RecordLookup`, `FieldTest`), so the database selects the records and only those are read.
 """
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from domain.collections.schema import Collection, FieldType
-from domain.epcis.master_data import BUSINESS_LOCATION, VocabularyElement
+from domain.epcis.master_data import BUSINESS_LOCATION, READ_POINT, VocabularyElement
 from domain.gs1 import canonical_epc
 from domain.gs1.digital_link import GS1_RESOLVER
 from domain.gs1.epc import gs1_key_path
@@ -74,6 +75,9 @@ LOCATIONS = CollectionVocabulary(
     identity=("gln", "gln_extension"),
     gs1_key=("414", "gln"),
 )
+#: A location is also where events are read: the same elements as ReadPoints (the
+#: location collection's parents are followed by WD_readPoint as by WD_bizLocation).
+READ_POINTS = dataclasses.replace(LOCATIONS, vocabulary=READ_POINT)
 ORGANISATIONS = CollectionVocabulary(
     ORGANISATION,
     PARTY,
@@ -94,7 +98,7 @@ PRODUCTS = CollectionVocabulary(
         ("country_of_origin", CBV_MDA + "countryOfOrigin"),
     ),
 )
-COLLECTION_VOCABULARIES = (LOCATIONS, ORGANISATIONS, PRODUCTS)
+COLLECTION_VOCABULARIES = (LOCATIONS, READ_POINTS, ORGANISATIONS, PRODUCTS)
 
 
 def element_id(mapping: CollectionVocabulary, row: Mapping[str, Any]) -> str:
