@@ -25,7 +25,8 @@ from domain.masterdata.products import PRODUCT
 
 CBV_MDA = "urn:epcglobal:cbv:mda#"
 GS1_VOC = "https://gs1.org/voc/"
-#: CBV 2.0 names parties (owning/possessing parties, sources and destinations) so.
+#: The vocabulary type of parties (organisations, PGLNs) in EPCIS 2.0 master data, beside
+#: `Location`; EPCIS 1.2 knew parties only as `SourceDest` (docs/master-data.md).
 PARTY = "urn:epcglobal:epcis:vtype:Party"
 EPC_CLASS = "urn:epcglobal:epcis:vtype:EPCClass"
 
