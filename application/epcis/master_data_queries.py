@@ -26,7 +26,14 @@ from domain.epcis.master_data_query import (
     vocabulary_list,
 )
 from domain.gs1 import canonical_epc
+from infrastructure.database import chunks
 from projections.epcis.vocabulary_reader import VocabularyReader
+
+#: Records read (and looked up among the captured master data) per statement.
+_BATCH = 1000
+#: The most ids and GS1 keys one statement looks records up by (drivers take some 30,000
+#: parameters; each key has up to ten spellings).
+_MOST_NAMED = 10_000
 
 
 @dataclass(frozen=True)
@@ -89,14 +96,18 @@ class MasterDataQueryService:
         if (keys is not None and not keys) or not all(tests) or room == 0:
             return []
         lookup = None if keys is None else record_lookup(mapping, keys)
+        if lookup is not None and len(lookup.ids) + len(lookup.values) > _MOST_NAMED:
+            # So many names (a large WD_name tree) no statement can list them: read the
+            # records the other conditions select, and let `selects` pick.
+            lookup = None
         rows: list[dict[str, Any]] = []
         elements: list[VocabularyElement] = []
         after = None
+        # In batches, so that no statement names more records than a driver takes.
+        size = _BATCH if room is None else min(room, _BATCH)
         while room is None or len(elements) < room:
             # Records the captured master data defines are left out: read on past them.
-            batch = self._reader.collection_rows(
-                mapping, accounts, lookup, tests, after, None if room is None else room
-            )
+            batch = self._reader.collection_rows(mapping, accounts, lookup, tests, after, size)
             candidates = collection_elements(mapping, batch, {})
             keyed = [element_key(e.vocabulary, e.id) for e in candidates]
             defined = self._reader.captured_keys(mapping.vocabulary, keyed, accounts)
@@ -104,15 +115,14 @@ class MasterDataQueryService:
                 if key not in defined and selects(query, element, within or set()):
                     rows.append(row)
                     elements.append(element)
-            if room is None or len(batch) < room:
+            if len(batch) < size:
                 break
             after = str(batch[-1]["id"])
         rows = rows if room is None else rows[:room]
         children: dict[str, list[str]] = {}
-        if query.include_children and rows:
-            for parent, child in self._reader.collection_children(
-                mapping, [str(row["id"]) for row in rows], accounts
-            ):
+        for part in chunks(rows, _BATCH) if query.include_children else ():
+            parents = [str(row["id"]) for row in part]
+            for parent, child in self._reader.collection_children(mapping, parents, accounts):
                 children.setdefault(parent, []).append(element_id(mapping, child))
         return collection_elements(mapping, rows, children)
 
@@ -131,10 +141,12 @@ class MasterDataQueryService:
         frontier = set(roots)
         # Each source may lead into the other: follow both until nothing new turns up.
         while frontier:
-            below = self._reader.captured_children(sorted(frontier), accounts)
-            # One collection may be two vocabularies (locations): its records once.
-            for mapping in {m.name: m for m in mappings}.values():
-                below |= self._collection_children(mapping, frontier, accounts)
+            below: set[str] = set()
+            for part in chunks(sorted(frontier), _BATCH):
+                below |= self._reader.captured_children(part, accounts)
+                # One collection may be two vocabularies (locations): its records once.
+                for mapping in {m.name: m for m in mappings}.values():
+                    below |= self._collection_children(mapping, set(part), accounts)
             frontier = below - found
             found |= below
         return found

@@ -9,8 +9,10 @@ import pytest
 from application.runtime import Tracepoint
 from projections.epcis.vocabulary_reader import VocabularyReader
 from tests.conftest import AUTH
+from tests.epcis.documents import document
+from tests.epcis.test_capture import capture
 from tests.epcis.test_master_data import Client
-from tests.epcis.test_master_data_queries import EPC_CLASS, PARTY, run, vocabularies
+from tests.epcis.test_master_data_queries import EPC_CLASS, MDA, PARTY, run, vocabularies
 
 BULK = 300
 OAT_DRINK = "https://id.gs1.org/01/09506000134352"
@@ -123,3 +125,36 @@ async def test_organisations_are_found_by_pgln_without_reading_the_others(
     )
     assert list(found) == ["https://id.gs1.org/417/9506000134352"]
     assert max(rows_read) == 1
+
+
+async def test_max_element_count_reads_on_past_records_the_capture_defines(
+    client: Client,
+) -> None:
+    for name in ("a", "b", "c"):
+        body = {"id": f"urn:example:item-{name}", "product_name": name}
+        response = await client.post("/items/product", json=body, headers=AUTH)
+        assert response.status == 200, await response.text()
+    defined = [
+        {
+            "id": f"urn:example:item-{name}",
+            "attributes": [{"id": "cbvmda:name", "attribute": "captured"}],
+        }
+        for name in ("a", "b")
+    ]
+    doc = {
+        **document(),
+        "epcisHeader": {
+            "epcisMasterData": {
+                "vocabularyList": [{"type": EPC_CLASS, "vocabularyElementList": defined}]
+            }
+        },
+    }
+    assert (await capture(client, doc)).status == 201
+    found = await vocabularies(client, vocabularyName=[EPC_CLASS], maxElementCount=3)
+    assert sorted(found) == ["urn:example:item-a", "urn:example:item-b", "urn:example:item-c"]
+    assert found["urn:example:item-a"]["attributes"] == [
+        {"id": MDA + "name", "attribute": "captured"}
+    ]
+    assert found["urn:example:item-c"]["attributes"] == [
+        {"id": "https://gs1.org/voc/productName", "attribute": "c"}
+    ]
