@@ -12,11 +12,19 @@ from tests.conftest import AUTH
 from tests.epcis.documents import document
 from tests.epcis.test_capture import capture
 from tests.epcis.test_master_data import Client
-from tests.epcis.test_master_data_queries import EPC_CLASS, MDA, PARTY, run, vocabularies
+from tests.epcis.test_master_data_queries import (
+    BUSINESS_LOCATION,
+    EPC_CLASS,
+    MDA,
+    PARTY,
+    run,
+    vocabularies,
+)
 
 BULK = 300
 OAT_DRINK = "https://id.gs1.org/01/09506000134352"
 BRAND = "https://gs1.org/voc/brandName"
+LATITUDE = "EQ_ATTR_cbvmda:latitude"
 
 
 @pytest.fixture
@@ -157,4 +165,22 @@ async def test_max_element_count_reads_on_past_records_the_capture_defines(
     ]
     assert found["urn:example:item-c"]["attributes"] == [
         {"id": "https://gs1.org/voc/productName", "attribute": "c"}
+    ]
+
+
+async def test_number_and_empty_fields_match_as_their_attribute_text(client: Client) -> None:
+    for body in (
+        {"id": "north", "location_name": "North", "latitude": 51.5, "city": ""},
+        {"id": "south", "location_name": "South", "latitude": -33.25, "city": "Cape Town"},
+    ):
+        response = await client.post("/items/location", json=body, headers=AUTH)
+        assert response.status == 200, await response.text()
+    sites = [BUSINESS_LOCATION]
+    assert list(await vocabularies(client, vocabularyName=sites, **{LATITUDE: ["51.5"]})) == [
+        "north"
+    ]
+    # The attribute's text is how the number is written: 51.50 is not it.
+    assert await vocabularies(client, vocabularyName=sites, **{LATITUDE: ["51.50"]}) == {}
+    assert list(await vocabularies(client, vocabularyName=sites, HASATTR=["cbvmda:city"])) == [
+        "south"
     ]
