@@ -17,10 +17,9 @@ from domain.epcis.collection_vocabulary import (
     element_id,
     record_lookup,
 )
-from domain.epcis.master_data import VocabularyElement
+from domain.epcis.master_data import VocabularyElement, element_key
 from domain.epcis.master_data_query import (
     MasterDataQuery,
-    element_key,
     parse_master_data_query,
     selects,
     vocabulary_list,
