@@ -44,6 +44,7 @@ test: lint typecheck layers unit
 bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 	$(BIN)/python -m bench.item_search $(ITEM_BENCH_ARGS)
+	$(BIN)/python -m bench.master_data $(MASTER_DATA_BENCH_ARGS)
 	$(BIN)/python -m bench.codes $(CODE_BENCH_ARGS)
 	$(BIN)/python -m bench.flows $(FLOW_BENCH_ARGS)
 	$(BIN)/python -m bench.validation $(VALIDATION_BENCH_ARGS)

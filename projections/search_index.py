@@ -104,7 +104,7 @@ def indexed_fields(collection: Collection) -> frozenset[str]:
     `projections.items.records.collection_ddl`) and the sort field."""
     return frozenset(
         {collection.primary_key, collection.sort_field}
-        | {f.name for f in collection.fields if f.relation is not None or f.unique}
+        | {f.name for f in collection.fields if f.relation is not None or f.unique or f.lookup}
     )
 
 
@@ -154,7 +154,9 @@ def _index_name(table: str, kind: str, detail: str) -> str:
 def _create_query_indexes(conn: Connection, collection: Collection) -> None:
     table, key = _quoted(collection.table), _quoted(collection.primary_key)
     indexed = {f.name for f in collection.fields if f.relation is not None or f.unique}
-    for field in equality_fields(collection):
+    # Lookup fields are indexed here rather than in `collection_ddl`, so that adding one
+    # creates its index on the next start without rebuilding the table.
+    for field in (*equality_fields(collection), *(f for f in collection.fields if f.lookup)):
         # The key, relations and unique fields have an index already (`collection_ddl`).
         if field.name != collection.primary_key and field.name not in indexed:
             name = _quoted(_index_name(collection.table, "eq", field.name))

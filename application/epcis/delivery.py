@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from application.access.event_scope import EventScope
 from domain.access.outbound_targets import AllowList, refusal
 from domain.epcis.event_contexts import DocumentEvents, in_one_document
 from domain.epcis.event_query import EventQuery
@@ -67,14 +68,18 @@ def in_one_delivery(rows: Sequence[PageRow]) -> DocumentEvents:
     return in_one_document((row.document, row.namespaces) for row in rows)
 
 
-#: Parses a named query's parameters as the query endpoints do (`EventQueryService.parsed`):
-#: CURIEs read, WD_bizLocation widened to the sub-locations in the master data.
-Expand = Callable[[Mapping[str, Sequence[str]]], Awaitable[EventQuery]]
+#: Parses a named query's parameters as the query endpoints do (`EventQueryService.parsed`)
+#: for a reader of this scope: CURIEs read, WD_ widened to the sub-locations, and master
+#: data read from the scope's accounts.
+Expand = Callable[[Mapping[str, Sequence[str]], EventScope], Awaitable[EventQuery]]
 
 
-async def log_reader_query(params: Mapping[str, Sequence[str]], expand: Expand) -> EventQuery:
-    """A named query's parameters as a reader of the log runs them: in log order (a
-    cursor is a log position, whatever order the query asks for), CURIEs and
-    WD_bizLocation read as the query endpoints read them. Raises QueryParameterError."""
-    query = await expand(params)
+async def log_reader_query(
+    params: Mapping[str, Sequence[str]], scope: EventScope, expand: Expand
+) -> EventQuery:
+    """A named query's parameters as a reader of the log whose events are `scope` runs
+    them: in log order (a cursor is a log position, whatever order the query asks for),
+    CURIEs, WD_ and master data read as the query endpoints read them for that reader.
+    Raises QueryParameterError."""
+    query = await expand(params, scope)
     return dataclasses.replace(query, order_by="position", descending=False)

@@ -90,7 +90,7 @@ class EventQueryService:
         the CURIE prefixes it bound (`GS1-Extensions`).
         Raises QueryParameterError or InvalidPageToken for bad input.
         """
-        query = await self.parsed(params, prefixes, _scope_accounts(scope))
+        query = await self.parsed(params, scope, prefixes)
         per_page = self.per_page(paging.get("perPage"))
         print_ = fingerprint({**{k: list(v) for k, v in params.items()}, **_bound(prefixes or {})})
         token_values = paging.get("nextPageToken")
@@ -148,16 +148,18 @@ class EventQueryService:
     async def parsed(
         self,
         params: Mapping[str, Sequence[str]],
+        scope: EventScope,
         prefixes: Mapping[str, str] | None = None,
-        accounts: tuple[str, ...] | None = None,
     ) -> EventQuery:
-        """The query `params` state, as every reader of events runs it: CURIEs read by
-        `prefixes`, else by the captured documents' bindings, and WD_ widened to the
-        sub-locations; master data read is that of `accounts` (all when None).
+        """The query `params` state, as every reader of events runs it for a reader
+        whose events are `scope`: CURIEs read by `prefixes`, else by the captured
+        documents' bindings, WD_ widened to the sub-locations, and master data (WD_,
+        HASATTR_, EQ_ATTR_) read from the accounts the scope keeps to.
         Raises QueryParameterError."""
         if self._prefixes is not None:
             params = await self._prefixes.expanded(params, prefixes or {})
         query = parse_event_query(params)
+        accounts = _scope_accounts(scope)
         if accounts is not None:
             query = dataclasses.replace(query, master_data_accounts=accounts)
         return await self.with_sub_locations(query)

@@ -94,7 +94,7 @@ class ResourceService:
         of `resource`."""
         if not may_name(resource, value):
             return False
-        query = await self._queries.parsed({VALUE_PARAMETERS[resource]: [value]}, prefixes)
+        query = await self._queries.parsed({VALUE_PARAMETERS[resource]: [value]}, scope, prefixes)
         snapshot = await self._blocking.run(self._events.snapshot)
         rows = await self._blocking.run(
             self._events.page, query, limit=1, snapshot=snapshot, scope=scope

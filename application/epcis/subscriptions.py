@@ -243,7 +243,7 @@ class SubscriptionService:
         as an EPCISQueryDocument, as soon as it is queryable: a WebSocket's feed."""
         scope = event_scope(caller, "read")
         row = await self._named.get(name, caller.accounts)
-        query = await log_reader_query(row.query, self._expand)
+        query = await log_reader_query(row.query, scope, self._expand)
         if initial_record_time is not None:
             micros = to_micros(parse_timestamp(initial_record_time))
             cursor = await self._blocking.run(self._reader.position_before_record_time, micros)
@@ -271,7 +271,7 @@ class SubscriptionService:
                 raise _Stop("The subscriber no longer exists")
             scope = event_scope(caller, "read")
             named = await self._named.get(str(record.get("query_name")), caller.accounts)
-            query = await log_reader_query(named.query, self._expand)
+            query = await log_reader_query(named.query, scope, self._expand)
         except (_Stop, Forbidden, NotFound, QueryParameterError) as exc:
             message = getattr(exc, "message", None) or str(exc)
             await self._blocking.run(self._stop, key, f"The subscription cannot run: {message}")

@@ -225,10 +225,6 @@ class OutboundFlows:
         named = await self._blocking.run(self._record, "epcis_queries", values.get("epcis_query"))
         if named is None:
             raise _Stop("The flow has no named query (epcis_query); set one and set active to true")
-        try:
-            query = await log_reader_query(named.get("query") or {}, self._expand)
-        except QueryParameterError as exc:
-            raise _Stop(f'Named query "{values.get("epcis_query")}" cannot run: {exc}') from exc
         # The flow sends what the last user who set it up may read: whoever points it
         # at a partner cannot send more than they could read themselves.
         owner = values.get("user_updated") or values.get("user_created")
@@ -244,6 +240,11 @@ class OutboundFlows:
             raise _Stop(
                 f"The user who last changed the flow may not read EPCIS events: {exc.message}"
             ) from exc
+        try:
+            # Read as its owner's /events reads it: their accounts' master data, no other.
+            query = await log_reader_query(named.get("query") or {}, scope, self._expand)
+        except QueryParameterError as exc:
+            raise _Stop(f'Named query "{values.get("epcis_query")}" cannot run: {exc}') from exc
         refused = await self._guard.refusal(str(connection["url"]))
         if refused is not None:
             raise _Stop(f"The connection's url {refused}")

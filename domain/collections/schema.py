@@ -59,6 +59,8 @@ class Field:
     maximum: float | None = None
     #: A number field that also takes its value as decimal text ("12.50").
     decimal_text: bool = False
+    #: Looked up by value (a GS1 key that EPCIS names records by): it has an index.
+    lookup: bool = False
 
 
 @dataclass(frozen=True)

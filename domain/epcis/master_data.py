@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.epcis.curies import expand_curie
+from domain.gs1 import canonical_epc
 
 READ_POINT = "urn:epcglobal:epcis:vtype:ReadPoint"
 BUSINESS_LOCATION = "urn:epcglobal:epcis:vtype:BusinessLocation"
@@ -18,6 +19,12 @@ BUSINESS_LOCATION = "urn:epcglobal:epcis:vtype:BusinessLocation"
 PLACES = frozenset({READ_POINT, BUSINESS_LOCATION})
 #: The CBV master-data attributes' prefix, which the EPCIS context binds for every document.
 STANDARD_PREFIXES = {"cbvmda": "urn:epcglobal:cbv:mda#"}
+
+
+def element_key(vocabulary: str, element_id: str) -> str:
+    """How events and queries name an element: places by their canonical EPC, others as
+    written."""
+    return canonical_epc(element_id) if vocabulary in PLACES else element_id
 
 
 def attribute_name(name: str, namespaces: Mapping[str, str]) -> str:

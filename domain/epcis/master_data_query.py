@@ -7,9 +7,13 @@ from typing import Any
 
 from domain.epcis.curies import expand_curie
 from domain.epcis.event_query import QueryParameterError
-from domain.epcis.master_data import PLACES, VocabularyElement, attribute_name, attribute_text
+from domain.epcis.master_data import (
+    VocabularyElement,
+    attribute_name,
+    attribute_text,
+    element_key,
+)
 from domain.epcis.outbound import EPCIS_CONTEXT
-from domain.gs1 import canonical_epc
 
 #: How a named query's `query` object declares its type; absent means SimpleEventQuery.
 QUERY_TYPE = "queryType"
@@ -35,12 +39,6 @@ class MasterDataQuery:
     has_attributes: tuple[str, ...] | None = None
     attribute_values: tuple[tuple[str, tuple[str, ...]], ...] = ()
     max_element_count: int | None = None
-
-
-def element_key(vocabulary: str, element_id: str) -> str:
-    """How events and queries name an element: places by their canonical EPC, others as
-    written."""
-    return canonical_epc(element_id) if vocabulary in PLACES else element_id
 
 
 def query_type(params: Mapping[str, Sequence[str]]) -> str:

@@ -133,3 +133,13 @@ def epc_urn(uri: str, prefixes: CompanyPrefixes) -> str | None:
         return None
     urn = _urn(path, length)
     return urn if urn is not None and urn_key_path(urn) == path else None
+
+
+def epc_urns(uri: str) -> tuple[str, ...]:
+    """Every EPC URN naming the key a GS1 Digital Link URI (any host) names: one for each
+    length of company prefix the key can hold, since the URI does not say which."""
+    path = digital_link_key_path(uri)
+    if path is None:
+        return ()
+    spellings = (_urn(path, length) for length in range(_SHORTEST, _LONGEST + 1))
+    return tuple(urn for urn in spellings if urn is not None and urn_key_path(urn) == path)

@@ -28,7 +28,7 @@ LOCATION = Collection(
         Field("location_name", STRING),
         Field("third_party_location", BOOLEAN),
         Field("timezone", STRING),
-        Field("gln", STRING),
+        Field("gln", STRING, lookup=True),
         Field("gln_extension", STRING),
         *strings("address", "city", "state", "county", "postal_code", "country_code"),
         *strings(

@@ -18,7 +18,7 @@ ORGANISATION = Collection(
         Field("organisation_company_prefix", STRING),
         # An open list in the spec ("e.g. DISTRIBUTOR, SUPPLIER..."): any strings.
         Field("organisation_role", JSON, array=True),
-        Field("pgln", STRING),
+        Field("pgln", STRING, lookup=True),
         Field("custom_id", STRING),
         Field("digital_link", STRING),
         Field("organisation_redirection_url", STRING),

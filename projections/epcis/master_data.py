@@ -7,19 +7,13 @@ from typing import Any
 import orjson
 
 from domain.epcis.captured_master_data import CapturedMasterData
-from domain.epcis.master_data import PLACES, attribute_text, vocabulary_elements
-from domain.gs1 import canonical_epc
+from domain.epcis.master_data import attribute_text, element_key, vocabulary_elements
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
 
 #: Longest text indexed (B-tree entry limit); longer values are kept, not matched.
 _MAX_TEXT = 600
-
-
-def _key(vocabulary: str, element_id: str) -> str:
-    """How events name the element: places by their canonical EPC, others as written."""
-    return canonical_epc(element_id) if vocabulary in PLACES else element_id
 
 
 class MasterDataProjection(Projection):
@@ -72,7 +66,7 @@ class MasterDataProjection(Projection):
                 "epcisHeader": {"epcisMasterData": {"vocabularyList": captured.vocabulary_list}}
             }
             for element in vocabulary_elements(document, captured.namespaces):
-                key = _key(element.vocabulary, element.id)
+                key = element_key(element.vocabulary, element.id)
                 account = captured.account or ""
                 where = (element.vocabulary, key, account)
                 for table, column in (
@@ -85,7 +79,7 @@ class MasterDataProjection(Projection):
                         " AND account = ?",
                         where,
                     )
-                children = [_key(element.vocabulary, child) for child in element.children]
+                children = [element_key(element.vocabulary, child) for child in element.children]
                 conn.execute(
                     "INSERT INTO epcis_vocabulary_elements (vocabulary, element, id, position,"
                     " capture_id, account, attributes, children) VALUES (?,?,?,?,?,?,?,?)",

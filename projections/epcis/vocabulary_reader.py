@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from domain.epcis.collection_vocabulary import CollectionVocabulary
+from domain.epcis.collection_vocabulary import CollectionVocabulary, FieldTest, RecordLookup
 from domain.epcis.master_data import PLACES, VocabularyElement
 from domain.epcis.master_data_query import MasterDataQuery
 from domain.gs1 import canonical_epc
@@ -99,21 +99,72 @@ class VocabularyReader:
         return {row[0] for row in rows}
 
     def collection_rows(
-        self, mapping: CollectionVocabulary, accounts: Accounts
+        self,
+        mapping: CollectionVocabulary,
+        accounts: Accounts,
+        lookup: RecordLookup | None = None,
+        tests: Sequence[tuple[FieldTest, ...]] = (),
+        after: str | None = None,
+        limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        """The records of a mapped collection (of these accounts), the columns it maps."""
-        columns = mapping.columns
+        """The records of a mapped collection (of these accounts) that `lookup` may name
+        and that pass every group of `tests`, by id after `after`, at most `limit`: the
+        columns it maps."""
         params: list[Any] = []
         # The account column exists where accounts do: in multi-tenant installations.
-        where = "" if accounts is None else "WHERE " + in_list("account", list(accounts), params)
+        where = [] if accounts is None else [in_list('"account"', list(accounts), params)]
+        if lookup is not None:
+            named = in_list('"id"', list(lookup.ids), params)
+            if lookup.field is not None and lookup.values:
+                named += f" OR {in_list(_quoted(lookup.field), list(lookup.values), params)}"
+            where.append(f"({named})")
+        for group in tests:
+            # A group no field can satisfy (no field has the attribute) matches nothing.
+            either = " OR ".join(_field_test(test, params) for test in group)
+            where.append(f"({either or '1 = 0'})")
+        if after is not None:
+            where.append('"id" > ?')
+            params.append(after)
+        sql = (
+            f"SELECT {', '.join(_quoted(c) for c in mapping.columns)} FROM {_quoted(mapping.name)}"
+            + (f" WHERE {' AND '.join(where)}" if where else "")
+            + ' ORDER BY "id"'
+        )
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(sql, params)
+        return [dict(zip(mapping.columns, row, strict=True)) for row in rows]
+
+    def collection_children(
+        self, mapping: CollectionVocabulary, parents: Sequence[str], accounts: Accounts
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """The records (of these accounts) whose parent field names one of these record
+        ids, by id, each with its parent's id: the columns that make its element id."""
+        columns = ("id", *mapping.identity)
+        params: list[Any] = []
+        where = in_list(_quoted(mapping.parent_field), list(parents), params)
+        if accounts is not None:
+            where += " AND " + in_list('"account"', list(accounts), params)
         with self._db.transaction(write=False) as conn:
             rows = conn.fetchall(
-                "SELECT "
-                + ", ".join(f'"{c}"' for c in columns)
-                + f' FROM "{mapping.collection}" {where} ORDER BY "id"',
+                f"SELECT {_quoted(mapping.parent_field)}, {', '.join(_quoted(c) for c in columns)}"
+                f' FROM {_quoted(mapping.name)} WHERE {where} ORDER BY "id"',
                 params,
             )
-        return [dict(zip(columns, row, strict=True)) for row in rows]
+        return [(str(row[0]), dict(zip(columns, row[1:], strict=True))) for row in rows]
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _field_test(test: FieldTest, params: list[Any]) -> str:
+    """SQL for a record's field holding a value (one of the test's values)."""
+    column = _quoted(test.field)
+    if test.values is not None:
+        return in_list(column, list(test.values), params)
+    return f"({column} IS NOT NULL AND {column} <> '')" if test.text else f"{column} IS NOT NULL"
 
 
 def _has_attribute(attributes: list[str], values: list[str] | None, params: list[Any]) -> str:

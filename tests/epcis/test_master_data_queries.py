@@ -24,6 +24,7 @@ from tests.epcis.test_master_data import (
 from tests.epcis.test_named_queries import define
 
 BUSINESS_LOCATION = "urn:epcglobal:epcis:vtype:BusinessLocation"
+READ_POINT = "urn:epcglobal:epcis:vtype:ReadPoint"
 PARTY = "urn:epcglobal:epcis:vtype:Party"
 EPC_CLASS = "urn:epcglobal:epcis:vtype:EPCClass"
 MDA = "urn:epcglobal:cbv:mda#"
@@ -170,6 +171,28 @@ async def test_locations_are_business_location_elements_with_cbv_attributes(
     assert found[WAREHOUSE_LINK]["children"] == [DOCK_LINK]
 
 
+async def test_locations_are_read_point_elements_too(client: Client, locations: None) -> None:
+    sites = await vocabularies(client, vocabularyName=[BUSINESS_LOCATION])
+    found = await vocabularies(client, vocabularyName=[READ_POINT])
+    assert set(found) == {WAREHOUSE_LINK, DOCK_LINK}
+    for link in (WAREHOUSE_LINK, DOCK_LINK):
+        assert found[link] == {**sites[link], "type": READ_POINT}
+    either = await vocabularies(client, vocabularyName=[READ_POINT], WD_name=[WAREHOUSE_LINK])
+    assert set(either) == {WAREHOUSE_LINK, DOCK_LINK}
+
+
+async def test_without_vocabulary_name_a_location_answers_in_both_vocabularies(
+    client: Client, locations: None
+) -> None:
+    response = await run(client, "all", master_data_query(EQ_name=[DOCK_LINK]))
+    body = await response.json()
+    answered = body["epcisBody"]["queryResults"]["resultsBody"]["vocabularyList"]
+    assert [(v["type"], [e["id"] for e in v["vocabularyElementList"]]) for v in answered] == [
+        (BUSINESS_LOCATION, [DOCK_LINK]),
+        (READ_POINT, [DOCK_LINK]),
+    ]
+
+
 async def test_wd_name_follows_parent_locations(client: Client, locations: None) -> None:
     found = await vocabularies(client, WD_name=["urn:epc:id:sgln:9506000.13435.0"])
     assert set(found) == {WAREHOUSE_LINK, DOCK_LINK}
@@ -199,19 +222,31 @@ async def test_captured_master_data_wins_over_the_location_collection(
 ) -> None:
     element = {"id": WAREHOUSE_LINK, "attributes": [{"id": "cbvmda:name", "attribute": "DC"}]}
     await capture(client, with_master_data(document(), element))
-    found = await vocabularies(client, EQ_name=[WAREHOUSE_LINK])
+    sites = [BUSINESS_LOCATION]
+    found = await vocabularies(client, vocabularyName=sites, EQ_name=[WAREHOUSE_LINK])
     assert found[WAREHOUSE_LINK]["attributes"] == [{"id": MDA + "name", "attribute": "DC"}]
     # The collection's attributes do not answer for an element the capture defined.
-    assert await vocabularies(client, **{"EQ_ATTR_cbvmda:city": ["Bristol"]}) == {}
+    assert (
+        await vocabularies(client, vocabularyName=sites, **{"EQ_ATTR_cbvmda:city": ["Bristol"]})
+        == {}
+    )
+    # The capture defined a BusinessLocation: the location is still the collection's
+    # ReadPoint.
+    found = await vocabularies(client, vocabularyName=[READ_POINT], EQ_name=[WAREHOUSE_LINK])
+    assert found[WAREHOUSE_LINK]["attributes"][0] == {
+        "id": MDA + "name",
+        "attribute": "Main warehouse",
+    }
 
 
 async def test_max_element_count_refuses_a_larger_answer_with_413(
     client: Client, captured: None, locations: None
 ) -> None:
-    response = await run(client, "md", master_data_query(maxElementCount=3))
+    # Two captured elements, two locations each a BusinessLocation and a ReadPoint.
+    response = await run(client, "md", master_data_query(maxElementCount=5))
     assert response.status == 413
     assert (await response.json())["type"] == "epcisException:QueryTooLargeException"
-    response = await run(client, "md4", master_data_query(maxElementCount=4))
+    response = await run(client, "md6", master_data_query(maxElementCount=6))
     assert response.status == 200
 
 

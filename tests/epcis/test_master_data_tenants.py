@@ -34,7 +34,9 @@ async def test_a_tenant_reads_only_its_own_accounts_master_data(
     assert status == 201, body
     location = {"location_name": "Plant", "gln": "9506000134352"}
     await ok(client, "POST", "/items/location", location, token=tenants.a.token)
+    # The location answers as a BusinessLocation and as a ReadPoint.
     assert await element_ids(client, tenants.a.token) == [
+        "https://id.gs1.org/414/9506000134352",
         "https://id.gs1.org/414/9506000134352",
         SITE,
     ]

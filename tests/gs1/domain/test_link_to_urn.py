@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.gs1 import canonical_epc
-from domain.gs1.link_to_urn import CompanyPrefixes, epc_urn
+from domain.gs1.link_to_urn import CompanyPrefixes, epc_urn, epc_urns
 
 PREFIXES = CompanyPrefixes(
     ["4012345", "415056789012", "0614141", "987659999999", "1234567", "4000001"]
@@ -106,3 +106,22 @@ def test_the_urn_names_the_same_key_as_the_link(
     urn = f"urn:epc:id:sgtin:{company_prefix}.{item_reference}.{escaped}"
     link = canonical_epc(urn)
     assert epc_urn(link, CompanyPrefixes([company_prefix])) == urn
+
+
+@pytest.mark.parametrize(
+    "urn",
+    [
+        "urn:epc:id:sgln:4012345.00005.0",
+        "urn:epc:id:sgln:415056789012..dock-1",
+        "urn:epc:idpat:sgtin:0614141.812345.*",
+        "urn:epc:id:pgln:0614141.00777",
+    ],
+)
+def test_epc_urns_holds_every_spelling_of_the_key_whatever_its_prefix(urn: str) -> None:
+    spellings = epc_urns(canonical_epc(urn))
+    assert urn in spellings
+    assert {canonical_epc(s) for s in spellings} == {canonical_epc(urn)}
+
+
+def test_epc_urns_of_what_is_no_gs1_key_is_empty() -> None:
+    assert epc_urns("urn:uuid:00000000-0000-4000-8000-000000000001") == ()
