@@ -24,6 +24,7 @@ from domain.epcis.index_terms import EventTerms
 from domain.epcis.storable import event_id_violations, nesting_violation, nul_violations
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
+from domain.epcis.xml_paths import XmlPlaces
 from infrastructure.database import Database
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import DuplicateAggregate, EventStore, LoggedEvent
@@ -102,6 +103,12 @@ class _Prepared:
     rejected: list[Violation]
     #: `epcisHeader.epcisMasterData.vocabularyList`, kept as sent.
     vocabulary_list: list[dict[str, Any]] = field(default_factory=list)
+    #: Where an XML document's parts were: violations name its element paths.
+    places: XmlPlaces | None = None
+
+    def located(self, violations: list[Violation]) -> list[Violation]:
+        """The violations as the sent document names its places."""
+        return violations if self.places is None else self.places.relocated(violations)
 
 
 def _storable(
@@ -258,15 +265,18 @@ class CaptureService:
         error_behaviour: ErrorBehaviour,
         captured_by: str | None,
         account: str | None = None,
+        places: XmlPlaces | None = None,
     ) -> CaptureOutcome:
         """Store a document's new events; wait until queries see them.
 
         With `rollback` any violation rejects the whole document; with `proceed` the valid
-        events are stored and the invalid ones reported in the capture job.
+        events are stored and the invalid ones reported in the capture job. The job's
+        errors and the conflicts of event IDs name an XML document's element paths
+        (`places`); an InvalidDocument keeps JSON locations for the caller to relocate.
         """
         self.check_limit(document)
         outcome, position = await self._blocking.run(
-            self._capture, document, error_behaviour, Capturer(captured_by, account)
+            self._capture, document, error_behaviour, Capturer(captured_by, account), places
         )
         if not await self._follower.wait_for(position, self._timeout):
             log.warning("capture %s stored but not yet queryable", outcome.capture_id)
@@ -301,9 +311,14 @@ class CaptureService:
         return prepared
 
     def _capture(
-        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: Capturer
+        self,
+        document: Any,
+        error_behaviour: ErrorBehaviour,
+        captured_by: Capturer,
+        places: XmlPlaces | None,
     ) -> tuple[CaptureOutcome, int]:
         prepared = self._prepare(document, error_behaviour)
+        prepared.places = places
         capture_id = str(uuid.uuid4())
         created_at = self._clock()
         identities = [
@@ -387,7 +402,7 @@ class CaptureService:
         record_time = format_record_time(self._last_record_time)
         admitted = _admit(prepared, batch)
         if admitted.conflicts and error_behaviour == "rollback":
-            raise EventIdConflict(admitted.conflicts)
+            raise EventIdConflict(prepared.located(admitted.conflicts))
         captured = [
             CapturedEvent.captured(
                 event_id=prepared.event_ids[i],
@@ -408,7 +423,9 @@ class CaptureService:
             events_stored=len(captured) - declarations,
             events_already_present=admitted.present,
             events_rejected=prepared.received - len(prepared.event_ids) + len(admitted.conflicts),
-            errors=sorted([*prepared.rejected, *admitted.conflicts], key=_document_order),
+            errors=prepared.located(
+                sorted([*prepared.rejected, *admitted.conflicts], key=_document_order)
+            ),
             declarations_stored=declarations,
             event_ids=list(prepared.event_ids),
         )
