@@ -217,9 +217,8 @@ class _EventWriter:
         return f"{{{bound}}}{local}" if bound else None
 
 
-def query_document_from_json(document: bytes) -> bytes:
-    """The XML form of a JSON EPCISQueryDocument (what a subscription delivers)."""
-    parsed = orjson.loads(document)
+def query_document_from_json(parsed: Mapping[str, Any]) -> bytes:
+    """The XML form of a (parsed) JSON EPCISQueryDocument (what a subscription delivers)."""
     results = parsed["epcisBody"]["queryResults"]
     return query_document_xml(
         results["resultsBody"]["eventList"],
