@@ -13,6 +13,7 @@ import orjson
 from application.access.event_scope import reads_by_rule
 from application.blocking import BlockingRunner
 from application.epcis.analysis import EventAnalyser, EventAnalysis, Misnamed, Unnamed
+from application.epcis.earlier_identities import EarlierIdentities
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
@@ -105,6 +106,9 @@ class _Prepared:
     vocabulary_list: list[dict[str, Any]] = field(default_factory=list)
     #: Where an XML document's parts were: violations name its element paths.
     places: XmlPlaces | None = None
+    #: Position in `event_ids` → the hash that event had before unbound standard prefixes
+    #: were expanded, for events named by a hash that differs so.
+    earlier_names: dict[int, str] = field(default_factory=dict)
 
     def located(self, violations: list[Violation]) -> list[Violation]:
         """The violations as the sent document names its places."""
@@ -214,6 +218,7 @@ class CaptureService:
         self._follower = follower
         self._projections = projections
         self._read_models = read_models
+        self._earlier = EarlierIdentities(store, read_models)
         self._database = database
         self._write_turn = threading.Lock()
         self._last_record_time = datetime.min.replace(tzinfo=UTC)
@@ -305,6 +310,8 @@ class CaptureService:
                 prepared.rejected.append(storable)
                 continue
             prepared.positions.append(index)
+            if analysis.earlier_name is not None:
+                prepared.earlier_names[len(prepared.event_ids)] = analysis.earlier_name
             prepared.event_ids.append(storable[0])
             prepared.events.append(events[index])
             prepared.terms.append(storable[1])
@@ -325,8 +332,12 @@ class CaptureService:
             CapturedEvent.create_id(event_id, captured_by.account)
             for event_id in prepared.event_ids
         ]
+        if prepared.earlier_names:
+            self._earlier.keep_names(
+                prepared.earlier_names, prepared.event_ids, identities, captured_by.account
+            )
         if captured_by.account is not None:
-            self._keep_earlier_identities(prepared.event_ids, identities, captured_by.account)
+            self._earlier.keep_identities(prepared.event_ids, identities, captured_by.account)
         # Most captures bring only new events, so the first try does not look for stored
         # ones: the store refuses the whole batch if any is there, and we look then. A
         # concurrent capture may store some of the same events between our look-up and
@@ -346,26 +357,6 @@ class CaptureService:
             except DuplicateAggregate:
                 stored = self._stored_records(identities)
         raise AssertionError("a capture kept colliding with itself")
-
-    def _keep_earlier_identities(
-        self, event_ids: list[str], identities: list[str], account: str
-    ) -> None:
-        """Events the account captured before identity was per account keep the
-        installation-wide identity they were stored under (multi-tenant upgrades)."""
-        earlier = {CapturedEvent.create_id(event_id) for event_id in event_ids}
-        found = self._store.existing_ids(list(earlier))
-        if not found:
-            return
-        owners: dict[str, str | None] = {}
-        for identity, records in self._store.events_of_many(sorted(found)).items():
-            capture_id = records[0].capture_id  # type: ignore[attr-defined]
-            if capture_id not in owners:
-                job = self._read_models.capture_job(capture_id)
-                owners[capture_id] = job.account if job is not None else None
-            if owners[capture_id] == account:
-                for i, event_id in enumerate(event_ids):
-                    if CapturedEvent.create_id(event_id) == identity:
-                        identities[i] = identity
 
     def _stored_records(self, identities: list[str]) -> dict[str, list[Record]]:
         return {
