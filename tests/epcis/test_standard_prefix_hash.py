@@ -2,6 +2,7 @@
 leaves them unbound (the algorithm's rule 15), so `gs1:Angle` and `Angle` are one event;
 events stored under the hash they had before keep it."""
 
+import uuid
 from functools import partial
 from typing import Any
 from urllib.parse import quote
@@ -9,6 +10,9 @@ from urllib.parse import quote
 import pytest
 
 from application.epcis import analysis
+from application.runtime import Tracepoint
+from domain.epcis.capture_job import CaptureJob
+from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.event_hash import earlier_event_hash, event_hash
 from tests.access.helpers import Client, call
 from tests.conftest import AUTH
@@ -141,3 +145,52 @@ async def test_a_tenants_event_stored_under_its_earlier_hash_keeps_it(
     status, page = await call(client, "GET", "/v2/epcis/events", token=tenants.b.token)
     [theirs] = page["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
     assert theirs["eventID"] == event_hash(GS1_ANGLE, {}) != earlier
+
+
+async def test_post_events_locates_an_event_stored_under_its_earlier_hash(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    earlier = event_hash(GS1_ANGLE, {}, expand_standard_prefixes=False)
+    with monkeypatch.context() as patched:
+        _as_before(patched)
+        assert (await capture(client, document(GS1_ANGLE))).status == 201
+    response = await client.post("/v2/epcis/events", json=GS1_ANGLE, headers=AUTH)
+    assert response.status == 200, await response.text()
+    assert response.headers["Location"] == "/v2/epcis/events/" + quote(earlier, safe="")
+
+
+async def test_an_event_stored_before_identity_was_per_account_keeps_its_earlier_hash(
+    client: Client,
+    tenants: Tenants,  # noqa: F811
+    tracepoint: Tracepoint,
+) -> None:
+    # As a multi-tenant installation of an earlier version stored A's capture: the earlier
+    # hash as its name, an installation-wide identity.
+    earlier = event_hash(GS1_ANGLE, {}, expand_standard_prefixes=False)
+    capture_id = str(uuid.uuid4())
+    recorded = CapturedEvent.captured(
+        earlier, GS1_ANGLE, {}, "2024-03-01T10:00:00.000Z", capture_id
+    )
+    job = CaptureJob(
+        capture_id=capture_id,
+        error_behaviour="rollback",
+        created_at="2024-03-01T10:00:00.000Z",
+        finished_at="2024-03-01T10:00:00.000Z",
+        events_received=1,
+        events_stored=1,
+        events_already_present=0,
+        events_rejected=0,
+        errors=[],
+        captured_by=tenants.a.id,
+        account=tenants.account_a,
+    )
+    tracepoint.store.save(job, recorded)
+    await tracepoint.blocking.run(tracepoint.projections.catch_up)
+    body = document(GS1_ANGLE)
+    for user, said in ((tenants.a, "0 new event(s); 1 already present"), (tenants.b, "1 new")):
+        status, answer = await call(client, "POST", "/v2/epcis/capture", body, token=user.token)
+        assert status == 201
+        assert said in answer["message"]
+    status, page = await call(client, "GET", "/v2/epcis/events", token=tenants.a.token)
+    [theirs] = page["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+    assert theirs["eventID"] == earlier
