@@ -123,3 +123,18 @@ def test_an_extension_event_type_that_is_no_xml_name_is_written_as_event() -> No
     assert written.get("type") == "https://example.com/types/9-cooling"
     read = read_xml_document(body).document["epcisBody"]["eventList"][0]
     assert read["type"] == "https://example.com/types/9-cooling"
+
+
+async def test_a_bad_value_in_an_xml_extension_event_is_named_by_its_element_path(
+    client: Client,
+) -> None:
+    body = xml_document(
+        f'<extension><CoolingEvent type="{NAMESPACE}CoolingEvent">'
+        "<eventTime>yesterday</eventTime><eventTimeZoneOffset>+00:00</eventTimeZoneOffset>"
+        "</CoolingEvent></extension>"
+    )
+    response = await capture_xml(client, body)
+    assert response.status == 400
+    assert "EPCISDocument/EPCISBody/EventList/extension[1]/CoolingEvent[1]/eventTime" in (
+        await response.text()
+    )
