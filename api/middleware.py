@@ -7,7 +7,8 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from api.epcis.errors import epcis_error
-from api.epcis.responses import epcis_exception
+from api.epcis.negotiation import prefers_problem_xml
+from api.epcis.responses import ProblemResponse, epcis_exception
 from api.families import is_epcis
 from api.platform_responses import error_response, platform_error
 from application.errors import PlatformError
@@ -19,7 +20,15 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 @web.middleware
 async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Turn routing failures and unexpected errors into each API family's error format."""
+    """Turn routing failures and unexpected errors into each API family's error format;
+    an EPCIS exception names the request it answers, in XML for a caller preferring XML."""
+    response = await _answer(request, handler)
+    if isinstance(response, ProblemResponse) and is_epcis(request):
+        return response.with_instance(request.rel_url.raw_path, prefers_problem_xml(request))
+    return response
+
+
+async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     if "\x00" in request.path:
         # No identifier contains NUL, and PostgreSQL refuses to compare with one.
         if is_epcis(request):

@@ -5,7 +5,13 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from api.epcis.documents import DocumentRejected, limit_headers, located, read_document
+from api.epcis.documents import (
+    XML_PLACES,
+    DocumentRejected,
+    limit_headers,
+    located,
+    read_document,
+)
 from api.epcis.errors import ERROR_HEADERS
 from api.epcis.responses import (
     EPCIS_VERSION_HEADERS,
@@ -54,7 +60,9 @@ class CaptureView(web.View):
         behaviour = _error_behaviour(request)
         document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
         who = caller(request)
-        outcome = await tracepoint.epcis.capture.capture(document, behaviour, who.user, who.account)
+        outcome = await tracepoint.epcis.capture.capture(
+            document, behaviour, who.user, who.account, request.get(XML_PLACES)
+        )
         message = f"Captured {outcome.events_stored} new event(s); "
         if outcome.declarations_stored:
             message += f"{outcome.declarations_stored} new error declaration(s); "

@@ -94,6 +94,20 @@ def preferred_media_type(accept: str | None, served: Sequence[str]) -> str | Non
     return best
 
 
+#: The forms of an EPCIS exception (RFC 7807 problem details), JSON first: JSON unless
+#: the caller's `Accept` rates an XML form higher.
+_PROBLEM_JSON = ("application/problem+json", *JSON_MEDIA_TYPES)
+_PROBLEM_XML = ("application/problem+xml", *XML_MEDIA_TYPES)
+
+
+def prefers_problem_xml(request: web.Request) -> bool:
+    """Whether the request's errors are to be problem XML: its `Accept` rates an XML type
+    higher than every JSON one (binding: errors of XML callers are `application/problem+xml`).
+    Weighed on every route and method, whatever the route answers on success."""
+    chosen = preferred_media_type(request.headers.get("Accept"), _PROBLEM_JSON + _PROBLEM_XML)
+    return chosen in _PROBLEM_XML
+
+
 def _quality(media_type: str, ranges: list[tuple[str, float]]) -> float:
     """The weight of the most specific range that matches `media_type` (RFC 9110 §12.5.1)."""
     family = media_type.split("/")[0] + "/*"

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from api.epcis.negotiation import negotiated
 from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
 from api.epcis.xml_responses import wants_xml
 from api.keys import caller, service
@@ -126,11 +127,12 @@ async def stream_events(request: web.Request) -> web.StreamResponse:
     socket = web.WebSocketResponse(heartbeat=30)
     await socket.prepare(request)
     xml = service(request).epcis.xml if wants_xml(request) else None
+    cbv_format = negotiated(request).cbv_xml_format
 
     async def send() -> None:
         async for document in feed:
             if xml is not None:
-                document = await xml.from_json(document)
+                document = await xml.from_json(document, cbv_format)
             await socket.send_str(document.decode())
 
     sender = asyncio.create_task(send())

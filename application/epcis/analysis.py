@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from domain.epcis.event_hash import event_hash
+from domain.epcis.event_hash import earlier_event_hash, event_hash
 from domain.epcis.event_identity import hash_mismatch
 from domain.epcis.index_terms import EventTerms, event_terms
 
@@ -57,6 +57,9 @@ class EventAnalysis(NamedTuple):
     name: str | Unnamed | Misnamed
     terms: EventTerms | None
     problem: str | None = None
+    #: For an event named by its hash: the hash it had before unbound standard prefixes
+    #: were expanded, when that differs (`earlier_event_hash`); it may be stored so.
+    earlier_name: str | None = None
 
 
 def analyse_events(
@@ -72,9 +75,11 @@ def _analysed(
     # Whatever one event's data makes go wrong is that event's problem, reported to the
     # client as such; it must not fail the other events' chunk, or the request.
     name: str | Unnamed = event.get("eventID") or ""
+    earlier: str | None = None
     try:
         if not isinstance(name, str) or not name:
             name = event_hash(event, namespaces, ignore_fields=ignore_fields)
+            earlier = earlier_event_hash(event, namespaces, ignore_fields=ignore_fields)
         else:
             # A hash is a claim about the content: held to it, nobody can store forged
             # content under the ID of a real event that has not arrived yet.
@@ -87,7 +92,7 @@ def _analysed(
         terms = event_terms(event, namespaces)
     except Exception as exc:
         return EventAnalysis(name, None, str(exc) or type(exc).__name__)
-    return EventAnalysis(name, terms)
+    return EventAnalysis(name, terms, earlier_name=earlier)
 
 
 def _analyse_encoded(

@@ -13,6 +13,7 @@ import orjson
 from application.access.event_scope import reads_by_rule
 from application.blocking import BlockingRunner
 from application.epcis.analysis import EventAnalyser, EventAnalysis, Misnamed, Unnamed
+from application.epcis.earlier_identities import EarlierIdentities
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
@@ -24,6 +25,7 @@ from domain.epcis.index_terms import EventTerms
 from domain.epcis.storable import event_id_violations, nesting_violation, nul_violations
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
+from domain.epcis.xml_paths import XmlPlaces
 from infrastructure.database import Database
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import DuplicateAggregate, EventStore, LoggedEvent
@@ -102,6 +104,15 @@ class _Prepared:
     rejected: list[Violation]
     #: `epcisHeader.epcisMasterData.vocabularyList`, kept as sent.
     vocabulary_list: list[dict[str, Any]] = field(default_factory=list)
+    #: Where an XML document's parts were: violations name its element paths.
+    places: XmlPlaces | None = None
+    #: Position in `event_ids` → the hash that event had before unbound standard prefixes
+    #: were expanded, for events named by a hash that differs so.
+    earlier_names: dict[int, str] = field(default_factory=dict)
+
+    def located(self, violations: list[Violation]) -> list[Violation]:
+        """The violations as the sent document names its places."""
+        return violations if self.places is None else self.places.relocated(violations)
 
 
 def _storable(
@@ -207,6 +218,7 @@ class CaptureService:
         self._follower = follower
         self._projections = projections
         self._read_models = read_models
+        self._earlier = EarlierIdentities(store, read_models)
         self._database = database
         self._write_turn = threading.Lock()
         self._last_record_time = datetime.min.replace(tzinfo=UTC)
@@ -258,15 +270,18 @@ class CaptureService:
         error_behaviour: ErrorBehaviour,
         captured_by: str | None,
         account: str | None = None,
+        places: XmlPlaces | None = None,
     ) -> CaptureOutcome:
         """Store a document's new events; wait until queries see them.
 
         With `rollback` any violation rejects the whole document; with `proceed` the valid
-        events are stored and the invalid ones reported in the capture job.
+        events are stored and the invalid ones reported in the capture job. The job's
+        errors and the conflicts of event IDs name an XML document's element paths
+        (`places`); an InvalidDocument keeps JSON locations for the caller to relocate.
         """
         self.check_limit(document)
         outcome, position = await self._blocking.run(
-            self._capture, document, error_behaviour, Capturer(captured_by, account)
+            self._capture, document, error_behaviour, Capturer(captured_by, account), places
         )
         if not await self._follower.wait_for(position, self._timeout):
             log.warning("capture %s stored but not yet queryable", outcome.capture_id)
@@ -295,23 +310,34 @@ class CaptureService:
                 prepared.rejected.append(storable)
                 continue
             prepared.positions.append(index)
+            if analysis.earlier_name is not None:
+                prepared.earlier_names[len(prepared.event_ids)] = analysis.earlier_name
             prepared.event_ids.append(storable[0])
             prepared.events.append(events[index])
             prepared.terms.append(storable[1])
         return prepared
 
     def _capture(
-        self, document: Any, error_behaviour: ErrorBehaviour, captured_by: Capturer
+        self,
+        document: Any,
+        error_behaviour: ErrorBehaviour,
+        captured_by: Capturer,
+        places: XmlPlaces | None,
     ) -> tuple[CaptureOutcome, int]:
         prepared = self._prepare(document, error_behaviour)
+        prepared.places = places
         capture_id = str(uuid.uuid4())
         created_at = self._clock()
         identities = [
             CapturedEvent.create_id(event_id, captured_by.account)
             for event_id in prepared.event_ids
         ]
+        if prepared.earlier_names:
+            self._earlier.keep_names(
+                prepared.earlier_names, prepared.event_ids, identities, captured_by.account
+            )
         if captured_by.account is not None:
-            self._keep_earlier_identities(prepared.event_ids, identities, captured_by.account)
+            self._earlier.keep_identities(prepared.event_ids, identities, captured_by.account)
         # Most captures bring only new events, so the first try does not look for stored
         # ones: the store refuses the whole batch if any is there, and we look then. A
         # concurrent capture may store some of the same events between our look-up and
@@ -331,26 +357,6 @@ class CaptureService:
             except DuplicateAggregate:
                 stored = self._stored_records(identities)
         raise AssertionError("a capture kept colliding with itself")
-
-    def _keep_earlier_identities(
-        self, event_ids: list[str], identities: list[str], account: str
-    ) -> None:
-        """Events the account captured before identity was per account keep the
-        installation-wide identity they were stored under (multi-tenant upgrades)."""
-        earlier = {CapturedEvent.create_id(event_id) for event_id in event_ids}
-        found = self._store.existing_ids(list(earlier))
-        if not found:
-            return
-        owners: dict[str, str | None] = {}
-        for identity, records in self._store.events_of_many(sorted(found)).items():
-            capture_id = records[0].capture_id  # type: ignore[attr-defined]
-            if capture_id not in owners:
-                job = self._read_models.capture_job(capture_id)
-                owners[capture_id] = job.account if job is not None else None
-            if owners[capture_id] == account:
-                for i, event_id in enumerate(event_ids):
-                    if CapturedEvent.create_id(event_id) == identity:
-                        identities[i] = identity
 
     def _stored_records(self, identities: list[str]) -> dict[str, list[Record]]:
         return {
@@ -387,7 +393,7 @@ class CaptureService:
         record_time = format_record_time(self._last_record_time)
         admitted = _admit(prepared, batch)
         if admitted.conflicts and error_behaviour == "rollback":
-            raise EventIdConflict(admitted.conflicts)
+            raise EventIdConflict(prepared.located(admitted.conflicts))
         captured = [
             CapturedEvent.captured(
                 event_id=prepared.event_ids[i],
@@ -408,7 +414,9 @@ class CaptureService:
             events_stored=len(captured) - declarations,
             events_already_present=admitted.present,
             events_rejected=prepared.received - len(prepared.event_ids) + len(admitted.conflicts),
-            errors=sorted([*prepared.rejected, *admitted.conflicts], key=_document_order),
+            errors=prepared.located(
+                sorted([*prepared.rejected, *admitted.conflicts], key=_document_order)
+            ),
             declarations_stored=declarations,
             event_ids=list(prepared.event_ids),
         )

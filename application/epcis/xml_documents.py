@@ -68,9 +68,32 @@ class XmlDocuments:
             _query_document, events, namespaces, created, query_name, subscription_id, cbv_format
         )
 
-    async def from_json(self, document: bytes) -> bytes:
-        """The XML form of a JSON EPCISQueryDocument (a subscription's delivery)."""
-        return await self._blocking.run(query_document_from_json, document)
+    async def from_json(
+        self, document: bytes, cbv_format: CbvXmlFormat = CbvXmlFormat.NO_PREFERENCE
+    ) -> bytes:
+        """The XML form of a JSON EPCISQueryDocument (a subscription's delivery), CBV
+        values written as `cbv_format` asks."""
+        return await self._blocking.run(_from_json, document, cbv_format)
+
+
+def _from_json(document: bytes, cbv_format: CbvXmlFormat) -> bytes:
+    parsed = orjson.loads(document)
+    results = parsed["epcisBody"]["queryResults"]
+    events = results["resultsBody"]["eventList"]
+    results["resultsBody"]["eventList"] = _cbv_values(events, cbv_format)
+    return query_document_from_json(parsed)
+
+
+def _cbv_values(
+    events: Sequence[str | Mapping[str, Any]], cbv_format: CbvXmlFormat
+) -> Sequence[str | Mapping[str, Any]]:
+    # The writer keeps a captured URI and writes a bare word as its CBV URN, which is what
+    # the other two formats ask; only these two rewrite values first.
+    if cbv_format not in (CbvXmlFormat.URN, CbvXmlFormat.WEB_URI):
+        return events
+    return [
+        cbv_values_for_xml(orjson.loads(e) if isinstance(e, str) else e, cbv_format) for e in events
+    ]
 
 
 def _query_document(
@@ -81,9 +104,5 @@ def _query_document(
     subscription_id: str | None,
     cbv_format: CbvXmlFormat,
 ) -> bytes:
-    written: Sequence[str | Mapping[str, Any]] = events
-    # The writer keeps a captured URI and writes a bare word as its CBV URN, which is what
-    # the other two formats ask; only these two rewrite values first.
-    if cbv_format in (CbvXmlFormat.URN, CbvXmlFormat.WEB_URI):
-        written = [cbv_values_for_xml(orjson.loads(event), cbv_format) for event in events]
+    written = _cbv_values(events, cbv_format)
     return query_document_xml(written, namespaces, created, query_name, subscription_id)

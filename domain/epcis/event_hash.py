@@ -16,7 +16,9 @@ The pre-hash string is computed as the reference implementation of the algorithm
 Where the reference depends on accidents of its JSON-LD round trip we take the reading
 that does not: bare CBV words are expanded where the EPCIS context types them (not wherever
 the same word occurs), a type/value pair hashes type first whatever the JSON key order,
-booleans hash as in XML (`true`), and a time that rounds up to the next second carries.
+booleans hash as in XML (`true`), a time that rounds up to the next second carries, and
+`gs1:`, `cbv:` and `epcis:` are expanded where the document leaves them unbound (rule 15
+of the algorithm; the reference's JSON path keeps them literal there).
 Pure and deterministic: no JSON-LD processing, no network.
 
 Two paths compute the string. The tree builds the XML-shaped tree the algorithm is defined
@@ -32,6 +34,8 @@ the canonical form of values (`hash_values.py`), so they cannot disagree on eith
 import hashlib
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
+
+import orjson
 
 from domain.epcis.cbv import normalise_cbv
 from domain.epcis.curies import context_prefixes, event_namespaces
@@ -51,6 +55,19 @@ from domain.epcis.hash_values import canonical_text, canonical_value, utc_millis
 HASH_PREFIX = "ni:///sha-256;"
 HASH_SUFFIX = "?ver=CBV2.0"
 
+#: The CURIE prefixes the algorithm expands in every event (its rule 15: "This also holds
+#: true for standard CBV values, i.e. with the CURIE prefix expansions 'gs1', 'epcis' and
+#: 'cbv'", e.g. `gs1:Temperature` → `https://gs1.org/voc/Temperature`), beneath those the
+#: event's document or its own `@context` binds. The reference's JSON path expands them
+#: only where the document binds them itself; stored ids computed that way are kept
+#: (`expand_standard_prefixes=False` gives that earlier hash).
+STANDARD_PREFIXES = {
+    "gs1": "https://gs1.org/voc/",
+    "epcis": "https://ref.gs1.org/epcis/",
+    "cbv": "https://ref.gs1.org/cbv/",
+}
+_STANDARD_MARKERS = tuple(f'"{prefix}:'.encode() for prefix in STANDARD_PREFIXES)
+
 
 # The XML-shaped tree the algorithm is defined on, as (name, text, children) tuples:
 # JSON lists become repeated children, as in XML.
@@ -65,10 +82,41 @@ def event_hash(
     context: Mapping[str, str] | None = None,
     *,
     ignore_fields: Collection[str] = (),
+    expand_standard_prefixes: bool = True,
 ) -> str:
     """The CBV 2.0 hash id of one EPCIS 2.0 JSON event, given its document's prefix map."""
-    digest = hashlib.sha256(prehash(event, context, ignore_fields=ignore_fields).encode())
-    return HASH_PREFIX + digest.hexdigest() + HASH_SUFFIX
+    text = prehash(
+        event,
+        context,
+        ignore_fields=ignore_fields,
+        expand_standard_prefixes=expand_standard_prefixes,
+    )
+    return HASH_PREFIX + hashlib.sha256(text.encode()).hexdigest() + HASH_SUFFIX
+
+
+def earlier_event_hash(
+    event: Mapping[str, Any],
+    context: Mapping[str, str] | None = None,
+    *,
+    ignore_fields: Collection[str] = (),
+) -> str | None:
+    """The hash this service gave the event before it expanded the standard prefixes it
+    leaves unbound (`STANDARD_PREFIXES`), when that differs from its hash; else None."""
+    if not _mentions_standard_prefix(event):
+        return None
+    earlier = event_hash(
+        event, context, ignore_fields=ignore_fields, expand_standard_prefixes=False
+    )
+    return None if earlier == event_hash(event, context, ignore_fields=ignore_fields) else earlier
+
+
+def _mentions_standard_prefix(event: Mapping[str, Any]) -> bool:
+    # Only a key or value that starts with one of them can hash apart: most events have none.
+    try:
+        encoded = orjson.dumps(event)
+    except (orjson.JSONEncodeError, TypeError):
+        return True  # no quick look (a number past 64 bits): compare the hashes
+    return any(marker in encoded for marker in _STANDARD_MARKERS)
 
 
 def prehash(
@@ -76,10 +124,12 @@ def prehash(
     context: Mapping[str, str] | None = None,
     *,
     ignore_fields: Collection[str] = (),
+    expand_standard_prefixes: bool = True,
 ) -> str:
     """The canonical pre-hash string of one event; `ignore_fields` names fields to leave out."""
+    base = {**STANDARD_PREFIXES, **(context or {})} if expand_standard_prefixes else context
     # An event may carry its own context (query results do): its prefixes count too.
-    namespaces = event_namespaces(event, context or {})
+    namespaces = event_namespaces(event, base or {})
     skipped = frozenset(ignore_fields)
     if skipped:
         skipped |= {_expand_name(name, namespaces) for name in skipped}

@@ -14,7 +14,13 @@ from typing import Any
 import orjson
 
 from domain.epcis.cbv import normalise_cbv
-from domain.epcis.event_hash import HASH_PREFIX, HASH_SUFFIX, event_hash, prehash
+from domain.epcis.event_hash import (
+    HASH_PREFIX,
+    HASH_SUFFIX,
+    earlier_event_hash,
+    event_hash,
+    prehash,
+)
 from domain.epcis.fields import expand_name
 from domain.epcis.timestamps import InvalidTimestamp, timestamp_micros
 
@@ -33,12 +39,19 @@ def hash_mismatch(
     namespaces: Mapping[str, str],
     ignore_fields: Collection[str] = (),
 ) -> str | None:
-    """The hash the event's content has when its ID claims a different one, else None."""
+    """The hash the event's content has when its ID claims a different one, else None.
+
+    The hash this service (and the reference's JSON path) gave before it expanded unbound
+    standard prefixes (`earlier_event_hash`) is the event's too: IDs computed so stay valid.
+    """
     if not is_verifiable_hash(event_id):
         return None
     actual = event_hash(event, namespaces, ignore_fields=ignore_fields)
     # Hex digits name the same digest in either case.
-    return None if actual.lower() == event_id.lower() else actual
+    if actual.lower() == event_id.lower():
+        return None
+    earlier = earlier_event_hash(event, namespaces, ignore_fields=ignore_fields)
+    return None if earlier is not None and earlier.lower() == event_id.lower() else actual
 
 
 def content_key(event: Mapping[str, Any], namespaces: Mapping[str, str]) -> str:

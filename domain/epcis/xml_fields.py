@@ -132,6 +132,21 @@ FIELD_RANKS: dict[str, dict[str, int]] = {
     kind: _ranks(BASE_FIELDS + fields) for kind, fields in TYPE_FIELDS.items()
 }
 
+#: The standard fields an event of an extension type (its `type` an IRI) is written with,
+#: in this order: the base fields, then every other field in the order of the first type
+#: that has it. The XSD leaves the content of such an event open (`##local`, lax).
+EXTENSION_EVENT_FIELDS = tuple(
+    dict.fromkeys(BASE_FIELDS + tuple(f for fields in TYPE_FIELDS.values() for f in fields))
+)
+#: Where an event of an extension type goes: `EventList/extension/<Name type="IRI">`, the
+#: XSD's place for event types it does not name (`EPCISEventListExtensionType`, unqualified
+#: elements, as 1.x put TransformationEvent); `type` keeps the IRI the name cannot hold.
+EXTENSION_EVENT_WRAPPER = "extension"
+#: The JSON-LD `id` of an event, written as RDF/XML names a node (`rdf:about`), in the
+#: event element's open attributes (`EPCISEventType`'s `xsd:anyAttribute`).
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+EVENT_ID_ATTRIBUTE = f"{{{RDF}}}about"
+
 #: Lists of EPCs and the element each item is written in.
 EPC_LISTS = frozenset({"epcList", "childEPCs", "inputEPCList", "outputEPCList"})
 QUANTITY_LISTS = frozenset(

@@ -13,6 +13,8 @@ from lxml import etree
 from domain.epcis.violations import Violation
 from domain.epcis.xml_fields import (
     EPC_LISTS,
+    EVENT_ID_ATTRIBUTE,
+    EXTENSION_EVENT_FIELDS,
     FIELD_RANKS,
     GS1_VOCABULARY,
     ITEM_ELEMENTS,
@@ -38,6 +40,8 @@ _SENSOR_KINDS = {
     "component": "component",
 }
 _GS1_KINDS = frozenset({"measurementType", "sensorException"})
+#: Every standard field may appear in an event of an extension type, in any order.
+EXTENSION_EVENT_RANKS = dict.fromkeys(EXTENSION_EVENT_FIELDS, 1)
 
 
 class Namespaces:
@@ -98,14 +102,23 @@ class EventReader:
         self._strict = version.startswith("2")
 
     def read(
-        self, element: Any, path: str, violations: list[Violation]
+        self, element: Any, path: str, violations: list[Violation], kind: str | None = None
     ) -> tuple[dict[str, Any], EventPlace]:
-        """The event, where its fields were, and what is wrong with its elements."""
-        kind = etree.QName(element).localname
-        event: dict[str, Any] = {"type": kind}
+        """The event, where its fields were, and what is wrong with its elements; `kind`
+        is the type IRI of an event of an extension type (else the element names it)."""
         own: dict[str, str] = {}
         place = EventPlace(path)
-        ranks = FIELD_RANKS[kind]
+        if kind is None:
+            kind = str(etree.QName(element).localname)
+            event: dict[str, Any] = {"type": kind}
+            ranks, strict = FIELD_RANKS[kind], self._strict
+        else:
+            # An extension type's content is open (the XSD's `##local`, lax): no order.
+            event = {"type": self._value(None, kind, element, own)}
+            ranks, strict = EXTENSION_EVENT_RANKS, False
+        node = element.get(EVENT_ID_ATTRIBUTE)
+        if node is not None:
+            event["id"] = node.strip()
         last_rank, last_name = 0, ""
         for child, where in _children(element, ""):
             name = etree.QName(child).localname
@@ -123,7 +136,7 @@ class EventReader:
                     )
                 )
                 continue
-            if self._strict and rank < last_rank:
+            if strict and rank < last_rank:
                 violations.append(
                     Violation(
                         f"{path}/{where}{name}",

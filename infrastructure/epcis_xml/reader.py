@@ -13,7 +13,14 @@ from typing import Any
 from lxml import etree
 
 from domain.epcis.violations import Violation
-from domain.epcis.xml_fields import EPCIS_1, EPCIS_2, EPCIS_QUERY_1, EPCIS_QUERY_2, EVENT_TYPES
+from domain.epcis.xml_fields import (
+    EPCIS_1,
+    EPCIS_2,
+    EPCIS_QUERY_1,
+    EPCIS_QUERY_2,
+    EVENT_TYPES,
+    EXTENSION_EVENT_WRAPPER,
+)
 from domain.epcis.xml_paths import XmlPlaces
 from infrastructure.epcis_xml.events_in import EventReader, Namespaces
 from infrastructure.epcis_xml.header_in import read_header
@@ -181,6 +188,8 @@ class _Walk:
             self._event(element, path)
         elif depth == 3 and self._path[1:] == ["EPCISBody", "EventList"]:
             self._unknown_in_event_list(element, path)
+        elif depth and _bare(self._path[-1]) == EXTENSION_EVENT_WRAPPER and self._in_event_list():
+            self._extension_event(element, path)
 
     def _in_event_list(self) -> bool:
         """Whether the element that just ended sits in the EventList (or in 1.2's
@@ -208,11 +217,31 @@ class _Walk:
         self._violations.append(Violation(path, reason))
         _drop(element)
 
-    def _event(self, element: Any, path: str) -> None:
+    def _extension_event(self, element: Any, path: str) -> None:
+        """An element in the event list's `<extension>`: an event of an extension type,
+        which names its IRI in a `type` attribute (`EventList/extension/<X type="IRI">`)."""
+        qname = etree.QName(element)
+        if qname.localname == EXTENSION_EVENT_WRAPPER and qname.namespace is None:
+            return
+        kind = (element.get("type") or "").strip()
+        if qname.namespace is not None or not kind:
+            self._violations.append(
+                Violation(
+                    path,
+                    f"{qname.localname} is not an EPCIS event type this service reads; an "
+                    "event of an extension type is an unqualified element in the event "
+                    'list\'s <extension> that names its type IRI in a "type" attribute',
+                )
+            )
+            _drop(element)
+            return
+        self._event(element, path, kind)
+
+    def _event(self, element: Any, path: str, kind: str | None = None) -> None:
         assert self._reader is not None
         if self._max_events is not None and len(self._events) >= self._max_events:
             raise TooManyEvents(self._max_events)
-        event, place = self._reader.read(element, path, self._violations)
+        event, place = self._reader.read(element, path, self._violations, kind)
         self._events.append(event)
         self._places.events.append(place)
         _drop(element)
@@ -228,6 +257,11 @@ class _Walk:
             assert self._reader is not None
             self._document[key] = self._reader.extension_value(element, key)
         _drop(element)
+
+
+def _bare(step: str) -> str:
+    """A path step without its number (`extension[2]` → `extension`)."""
+    return step.partition("[")[0]
 
 
 def _step(element: Any) -> str:

@@ -3,10 +3,13 @@
 The reverse of `events_in`: standard fields in the XSD's order, lists in their item
 elements, bare CBV words as CBV URNs (what XML consumers of the 1.x era expect, the
 binding's `No_Preference` choice), sensor values as attributes, and every `prefix:name` key
-as an element in the namespace its event's `@context` binds the prefix to. Read back by
+as an element in the namespace its event's `@context` binds the prefix to. An event of an
+extension type goes in the event list's `<extension>`, named by its IRI's last segment
+with the IRI in `type`; an event's JSON-LD `id` is its `rdf:about`. Read back by
 `read_xml_document`, a document gives the events it was written from.
 """
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,9 +23,13 @@ from domain.epcis.xml_fields import (
     EPC_LISTS,
     EPCIS_2,
     EPCIS_QUERY_2,
+    EVENT_ID_ATTRIBUTE,
+    EXTENSION_EVENT_FIELDS,
+    EXTENSION_EVENT_WRAPPER,
     ITEM_ELEMENTS,
     QUANTITY_FIELDS,
     QUANTITY_LISTS,
+    RDF,
     TYPE_FIELDS,
     VOCABULARY_OF,
     cbv_urn,
@@ -38,6 +45,8 @@ _STANDARD = {
 }
 _SENSOR_KINDS = {"type": "measurementType", "exception": "sensorException"}
 _COMPONENT_PREFIX = "https://ref.gs1.org/cbv/Comp-"
+#: An XML name without a prefix (NCName), ASCII only: what an element may be called.
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 
 def capture_document_xml(
@@ -99,12 +108,20 @@ class _EventWriter:
             else:
                 self._namespaces[prefix] = namespace
                 own[prefix] = namespace
-        kind = event.get("type")
-        if kind not in TYPE_FIELDS:
-            parent.append(etree.Comment(f" an event of type {kind} has no EPCIS 2.0 XML form "))
-            return
-        element = etree.SubElement(parent, str(kind), nsmap=own or None)
-        for name in BASE_FIELDS + TYPE_FIELDS[str(kind)]:
+        kind = str(event.get("type", ""))
+        if "id" in event:
+            own.setdefault("rdf", RDF)
+        if kind in TYPE_FIELDS:
+            element = etree.SubElement(parent, kind, nsmap=own or None)
+            fields = BASE_FIELDS + TYPE_FIELDS[kind]
+        else:
+            wrapper = etree.SubElement(parent, EXTENSION_EVENT_WRAPPER)
+            element = etree.SubElement(wrapper, _element_name(kind), nsmap=own or None)
+            element.set("type", kind)
+            fields = EXTENSION_EVENT_FIELDS
+        if "id" in event:
+            element.set(EVENT_ID_ATTRIBUTE, _text(event["id"]))
+        for name in fields:
             if name in event:
                 self._field(element, name, event[name])
         for key, value in event.items():
@@ -217,9 +234,8 @@ class _EventWriter:
         return f"{{{bound}}}{local}" if bound else None
 
 
-def query_document_from_json(document: bytes) -> bytes:
-    """The XML form of a JSON EPCISQueryDocument (what a subscription delivers)."""
-    parsed = orjson.loads(document)
+def query_document_from_json(parsed: Mapping[str, Any]) -> bytes:
+    """The XML form of a (parsed) JSON EPCISQueryDocument (what a subscription delivers)."""
     results = parsed["epcisBody"]["queryResults"]
     return query_document_xml(
         results["resultsBody"]["eventList"],
@@ -228,6 +244,13 @@ def query_document_from_json(document: bytes) -> bytes:
         results.get("queryName", ""),
         results.get("subscriptionID"),
     )
+
+
+def _element_name(kind: str) -> str:
+    """The element name of an extension event type: the IRI's last segment when that is an
+    XML name (`…/CoolingEvent` → `CoolingEvent`), else `Event`; `type` holds the IRI."""
+    local = re.split(r"[/#:]", kind)[-1]
+    return local if _NAME.fullmatch(local) else "Event"
 
 
 def _text(value: Any) -> str:

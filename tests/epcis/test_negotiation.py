@@ -11,9 +11,9 @@ from tests.epcis.test_capture import capture
 async def status(client: Client, path: str, **headers: str) -> int:
     response = await client.get(path, headers={**AUTH, **headers})
     if response.status == 406:
-        body = await response.json()
-        assert body["type"] == "epcisException:NotAcceptableException"
-        assert body["status"] == 406
+        text = await response.text()
+        assert "epcisException:NotAcceptableException" in text
+        assert "406" in text
     return response.status
 
 

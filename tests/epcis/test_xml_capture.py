@@ -7,7 +7,7 @@ import orjson
 import pytest
 from aiohttp.test_utils import TestClient
 
-from domain.epcis.event_hash import document_context
+from domain.epcis.event_hash import document_context, event_hash
 from infrastructure.epcis_xml import read_xml_document
 from tests.conftest import AUTH
 from tests.epcis.test_capture import events
@@ -119,11 +119,12 @@ async def test_an_xml_document_is_stored_as_the_same_events_as_its_json_twin(
     assert canonical_events(stored, document_context(body)) == canonical_events(
         twin, twin_namespaces
     )
-    # Where the twin names its events other than by hash, they are stored under those IDs.
-    # (A hash ID may differ: the hash reads an unbound `gs1:Angle` of one twin literally,
-    # a bare `Angle` of the other as its IRI.)
+    # Where the twin names its events other than by hash, they are stored under those IDs;
+    # the others have the hash of their twin (one twin's unbound `gs1:Angle` and the
+    # other's bare `Angle` are one IRI to the hash: the algorithm's rule 15).
     named = {e["eventID"] for e in twin if not e.get("eventID", "ni:").startswith("ni:")}
-    assert named <= {e["eventID"] for e in stored}
+    hashed = {event_hash(e, twin_namespaces) for e in twin if e.get("eventID", "ni:") not in named}
+    assert named | hashed == {e["eventID"] for e in stored}
 
 
 @pytest.mark.parametrize(
@@ -303,3 +304,77 @@ async def test_another_media_type_is_still_415(client: Client) -> None:
     response = await capture_xml(client, b"a,b", **{"Content-Type": "text/csv"})
     assert response.status == 415
     assert "application/xml" in (await response.json())["detail"]
+
+
+def _with_event_id(event_id: str, bizstep: str = "shipping") -> str:
+    return (
+        "<ObjectEvent><eventTime>2024-03-01T10:00:00.000+01:00</eventTime>"
+        f"<eventTimeZoneOffset>+01:00</eventTimeZoneOffset><eventID>{event_id}</eventID>"
+        "<epcList><epc>urn:epc:id:sgtin:4012345.011111.7</epc></epcList><action>OBSERVE</action>"
+        f"<bizStep>urn:epcglobal:cbv:bizstep:{bizstep}</bizStep></ObjectEvent>"
+    )
+
+
+async def _job_errors(client: Client, response: Any) -> list[dict[str, str]]:
+    assert response.status == 201, await response.text()
+    job = await client.get(response.headers["Location"], headers=AUTH)
+    errors: list[dict[str, str]] = (await job.json())["errors"]
+    return errors
+
+
+async def test_a_proceed_job_names_an_invalid_xml_event_by_its_element_path(
+    client: Client,
+) -> None:
+    body = xml_document(object_event(), object_event(action="SHIPPING"))
+    response = await capture_xml(client, body, **{"GS1-Capture-Error-Behaviour": "proceed"})
+    errors = await _job_errors(client, response)
+    assert [e["location"] for e in errors] == [
+        "EPCISDocument/EPCISBody/EventList/ObjectEvent[2]/action"
+    ]
+    assert len(await events(client)) == 1
+
+
+EVENT_ID = "urn:uuid:0f7e3c1a-6b2d-4e59-8a41-2c9d7b5e3f10"
+
+
+async def test_a_proceed_job_names_a_conflicting_xml_event_id_by_its_element_path(
+    client: Client,
+) -> None:
+    assert (await capture_xml(client, xml_document(_with_event_id(EVENT_ID)))).status == 201
+    body = xml_document(object_event(), _with_event_id(EVENT_ID, "receiving"))
+    response = await capture_xml(client, body, **{"GS1-Capture-Error-Behaviour": "proceed"})
+    errors = await _job_errors(client, response)
+    assert [e["location"] for e in errors] == [
+        "EPCISDocument/EPCISBody/EventList/ObjectEvent[2]/eventID"
+    ]
+    assert "ResourceAlreadyExistsException" in errors[0]["reason"]
+
+
+async def test_a_409_for_an_xml_document_names_the_element_path_of_the_event_id(
+    client: Client,
+) -> None:
+    assert (await capture_xml(client, xml_document(_with_event_id(EVENT_ID)))).status == 201
+    body = xml_document(object_event(), _with_event_id(EVENT_ID, "receiving"))
+    response = await capture_xml(client, body)
+    assert response.status == 409
+    detail = (await response.json(content_type=None))["detail"]
+    assert "EPCISDocument/EPCISBody/EventList/ObjectEvent[2]/eventID" in detail
+    assert "epcisBody.eventList" not in detail
+
+
+async def test_a_1_2_event_id_conflict_names_its_base_extension(client: Client) -> None:
+    assert (await capture_xml(client, xml_document(_with_event_id(EVENT_ID)))).status == 201
+    body = (
+        '<epcis:EPCISDocument xmlns:epcis="urn:epcglobal:epcis:xsd:1" schemaVersion="1.2" '
+        'creationDate="2024-03-01T10:00:00Z"><EPCISBody><EventList><ObjectEvent>'
+        "<eventTime>2024-03-01T10:00:00.000+01:00</eventTime>"
+        "<eventTimeZoneOffset>+01:00</eventTimeZoneOffset>"
+        f"<baseExtension><eventID>{EVENT_ID}</eventID></baseExtension>"
+        "<epcList><epc>urn:epc:id:sgtin:4012345.011111.8</epc></epcList><action>OBSERVE</action>"
+        "</ObjectEvent></EventList></EPCISBody></epcis:EPCISDocument>"
+    ).encode()
+    response = await capture_xml(client, body, **{"GS1-Capture-Error-Behaviour": "proceed"})
+    errors = await _job_errors(client, response)
+    assert [e["location"] for e in errors] == [
+        "EPCISDocument/EPCISBody/EventList/ObjectEvent[1]/baseExtension/eventID"
+    ]

@@ -1,8 +1,10 @@
 """`GS1-CBV-XML-Format` and `GS1-EPC-Format` on XML answers."""
 
+import asyncio
 from typing import Any
 
 import pytest
+from aiohttp import WSMsgType
 from lxml import etree
 
 from tests.access.helpers import Client
@@ -63,3 +65,41 @@ async def test_an_xml_answer_names_the_cbv_format_it_applied(stored: Client) -> 
 async def test_epcs_of_xml_answers_follow_the_epc_format(stored: Client) -> None:
     written = await xml_events(stored, **{"GS1-EPC-Format": "Always_GS1_Digital_Link"})
     assert written[0].findtext("epcList/epc").startswith("https://id.gs1.org/01/04012345111118/21/")
+
+
+@pytest.mark.parametrize(
+    ("cbv_format", "captured", "expected"),
+    [("Always_Web_URI", "receiving", WEB_URI), ("Always_URN", WEB_URI, URN)],
+)
+async def test_a_websocket_sent_xml_writes_cbv_values_in_the_format_asked_for(
+    tracepoint: Any,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    cbv_format: str,
+    captured: str,
+    expected: str,
+) -> None:
+    await client.post(
+        "/v2/epcis/queries",
+        json={"name": "receiving", "query": {"EQ_bizStep": ["receiving"]}},
+        headers=AUTH,
+    )
+    listening = asyncio.Event()
+    next_change = tracepoint.follower.next_change
+
+    async def noted(seconds: float, every: float = 0.05) -> None:
+        listening.set()
+        await next_change(seconds, every)
+
+    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
+    headers = {**AUTH, "Accept": "application/xml", "GS1-CBV-XML-Format": cbv_format}
+    socket = await client.ws_connect("/v2/epcis/queries/receiving/events", headers=headers)
+    try:
+        await asyncio.wait_for(listening.wait(), 30)
+        await capture(client, document(object_event(bizStep=captured)))
+        message = await socket.receive(timeout=30)
+        assert message.type == WSMsgType.TEXT, message
+        root = etree.fromstring(message.data.encode())
+        assert root.findtext(".//ObjectEvent/bizStep") == expected
+    finally:
+        await socket.close()

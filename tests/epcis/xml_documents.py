@@ -7,7 +7,12 @@ from typing import Any
 from lxml import etree
 
 from domain.epcis.curies import event_namespaces
-from domain.epcis.event_hash import document_context, document_ignore_fields, prehash
+from domain.epcis.event_hash import (
+    STANDARD_PREFIXES,
+    document_context,
+    document_ignore_fields,
+    prehash,
+)
 from domain.epcis.event_identity import declaration_key, hash_mismatch
 from infrastructure.epcis_xml import read_xml_document
 from tests.conftest import FIXTURES
@@ -16,14 +21,11 @@ XML_CORPUS = FIXTURES / "openepcis" / "XML"
 JSON_CORPUS = FIXTURES / "openepcis" / "Capture" / "Documents"
 HASH_VECTORS = FIXTURES / "event-hash"
 
-#: Prefixes the standard EPCIS `@context` binds: a twin may spell a term `gs1:Angle` where
-#: the other writes `Angle` or the IRI, and means the same.
-STANDARD_PREFIXES = {"gs1": "https://gs1.org/voc/", "cbv": "https://ref.gs1.org/cbv/"}
-
 
 def canonical(event: Mapping[str, Any], namespaces: Mapping[str, str]) -> tuple[str, ...]:
     """What makes an event the event it is, whatever its spelling: the CBV pre-hash (every
     field the hash covers, canonicalised), its error declaration, its fields' names."""
+    # A twin may spell a term `gs1:Angle` where the other writes `Angle` or the IRI.
     bound = {**STANDARD_PREFIXES, **event_namespaces(event, dict(namespaces))}
     names = sorted(k for k in event if k not in ("@context", "recordTime", "eventID"))
     return (
