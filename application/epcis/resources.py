@@ -10,7 +10,7 @@ from application.epcis.epc_formats import EpcFormatService
 from application.epcis.event_queries import EventPage, EventQueryService
 from application.epcis.page_tokens import PageTokens, fingerprint
 from application.errors import NotFound
-from domain.epcis.epc_format import EpcFormat
+from domain.epcis.epc_format import DEFAULT_EPC_FORMAT, EpcFormat
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.resources import EPC_VALUED, VALUE_PARAMETERS, may_name, member
 from projections.epcis.event_reader import EpcisEventReader
@@ -51,7 +51,7 @@ class ResourceService:
         resource: str,
         paging: Mapping[str, Sequence[str]],
         scope: EventScope,
-        epc_format: EpcFormat = EpcFormat.NO_PREFERENCE,
+        epc_format: EpcFormat = DEFAULT_EPC_FORMAT,
     ) -> ValuePage:
         """One page of the distinct values of `resource` the events in `scope` hold, in
         code-point order of their indexed form. Raises QueryParameterError or

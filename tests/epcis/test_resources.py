@@ -135,6 +135,14 @@ async def test_epcs_lists_every_epc_once_in_its_canonical_form(stored: Client) -
     assert sorted(await members(stored, "/v2/epcis/epcs")) == sorted([SSCC, SGTIN_1001, SGTIN_1002])
 
 
+async def test_without_the_epc_format_header_epcs_are_listed_as_digital_link(
+    stored: Client,
+) -> None:
+    response = await get(stored, "/v2/epcis/epcs")
+    assert response.headers["GS1-EPC-Format"] == "Always_GS1_Digital_Link"
+    assert sorted((await response.json())["member"]) == sorted([SSCC, SGTIN_1001, SGTIN_1002])
+
+
 async def test_read_points_and_biz_locations_list_the_places_of_stored_events(
     stored: Client,
 ) -> None:
