@@ -31,6 +31,10 @@ from tests.databases import (
 FIXTURES = Path(__file__).parent / "fixtures"
 ADMIN_TOKEN = "test-admin-token-" + secrets.token_hex(8)
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+#: Asks for events as they were captured. Without it answers write EPCs as GS1 Digital
+#: Link (the binding's default), and tests of what is stored compare with what they sent.
+NEVER_TRANSLATES = {"GS1-EPC-Format": "Never_Translates"}
+AS_CAPTURED = {**AUTH, **NEVER_TRANSLATES}
 SERVER_URL = os.environ.get(
     "TRACEPOINT_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )

@@ -13,7 +13,12 @@ from aiohttp import web
 from api.epcis.documents import JSON_MEDIA_TYPES, XML_MEDIA_TYPES
 from api.families import is_epcis
 from domain.epcis.cbv_format import CbvXmlFormat, UnknownCbvFormat, parse_cbv_xml_format
-from domain.epcis.epc_format import EpcFormat, UnknownEpcFormat, parse_epc_format
+from domain.epcis.epc_format import (
+    DEFAULT_EPC_FORMAT,
+    EpcFormat,
+    UnknownEpcFormat,
+    parse_epc_format,
+)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Version = tuple[int, int]
@@ -48,7 +53,7 @@ class Negotiated:
     """What an answer is to be: its media type and the forms of its EPCs and CBV values."""
 
     media_type: str = JSON_MEDIA_TYPES[0]
-    epc_format: EpcFormat = EpcFormat.NO_PREFERENCE
+    epc_format: EpcFormat = DEFAULT_EPC_FORMAT
     cbv_xml_format: CbvXmlFormat = CbvXmlFormat.NO_PREFERENCE
 
 
@@ -56,7 +61,7 @@ NEGOTIATED = web.RequestKey("epcis_negotiated", Negotiated)
 
 
 def negotiated(request: web.Request) -> Negotiated:
-    """What the request's answer is to be (JSON, EPCs as captured, when never negotiated)."""
+    """What the request's answer is to be (the defaults when never negotiated)."""
     return request.get(NEGOTIATED) or Negotiated()
 
 

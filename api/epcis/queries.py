@@ -16,6 +16,7 @@ from api.keys import caller, event_scope, service
 from application.epcis.event_queries import PAGING_PARAMETERS, EventPage
 from application.epcis.named_queries import NamedQueryRow
 from application.errors import InvalidRequest, NotFound
+from domain.epcis.epc_format import applied_format
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.master_data_query import MASTER_DATA_QUERY, query_type, vocabulary_document
 from domain.epcis.outbound import query_document
@@ -45,7 +46,7 @@ async def page_response(request: web.Request, page: EventPage, query_name: str) 
     page = replace(
         page, events=await service(request).epcis.epc_formats.events(page.events, epc_format)
     )
-    headers["GS1-EPC-Format"] = epc_format.value
+    headers["GS1-EPC-Format"] = applied_format(epc_format).value
     if page.next_page_token:
         params = [(k, v) for k, v in request.query.items() if k != "nextPageToken"]
         params.append(("nextPageToken", page.next_page_token))

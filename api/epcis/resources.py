@@ -13,6 +13,7 @@ from api.epcis.responses import json_response
 from api.keys import event_scope, service
 from application.epcis.event_queries import PAGING_PARAMETERS
 from application.errors import NotFound
+from domain.epcis.epc_format import applied_format
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.outbound import EPCIS_CONTEXT
 from domain.epcis.query_curies import extension_prefixes
@@ -54,7 +55,7 @@ async def collection(request: web.Request) -> web.Response:
     )
     headers = {}
     if resource in EPC_VALUED:
-        headers["GS1-EPC-Format"] = epc_format.value
+        headers["GS1-EPC-Format"] = applied_format(epc_format).value
     if page.next_page_token:
         params = [(k, v) for k, v in request.query.items() if k != "nextPageToken"]
         params.append(("nextPageToken", page.next_page_token))

@@ -13,6 +13,7 @@ from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
 from api.epcis.xml_responses import wants_xml
 from api.keys import caller, service
 from application.errors import NotFound
+from domain.epcis.epc_format import applied_format
 from domain.epcis.subscriptions import SubscriptionControlsError, parse_subscription
 from domain.epcis.timestamps import parse_timestamp
 
@@ -33,7 +34,9 @@ async def _subscribe(request: web.Request, name: str | None) -> web.Response:
         if not isinstance(name, str) or not name:
             raise SubscriptionControlsError("'queryName' names the query to subscribe to")
     controls = parse_subscription(body, extra=frozenset({"queryName"}))
-    created = await service(request).epcis.subscriptions.subscribe(caller(request), name, controls)
+    created = await service(request).epcis.subscriptions.subscribe(
+        caller(request), name, controls, negotiated(request).epc_format
+    )
     location = f"/v2/epcis/queries/{name}/subscriptions/{created['subscriptionID']}"
     return json_response(created, status=201, headers={"Location": location})
 
@@ -114,7 +117,7 @@ def wants_websocket(request: web.Request) -> bool:
 async def stream_events(request: web.Request) -> web.StreamResponse:
     """The WebSocket subscription of a named query: every newly captured matching event,
     one EPCISQueryDocument per message, from `initialRecordTime` when given; in XML when
-    the handshake's `Accept` prefers it."""
+    the handshake's `Accept` prefers it, EPCs in its `GS1-EPC-Format`."""
     name = request.match_info["name"]
     initial = request.query.get("initialRecordTime")
     if initial is not None:
@@ -123,8 +126,10 @@ async def stream_events(request: web.Request) -> web.StreamResponse:
         except ValueError as exc:
             raise SubscriptionControlsError(str(exc)) from exc
     await service(request).epcis.named_queries.event_query(name, caller(request).accounts)
-    feed = service(request).epcis.subscriptions.stream(caller(request), name, initial)
+    epc_format = negotiated(request).epc_format
+    feed = service(request).epcis.subscriptions.stream(caller(request), name, initial, epc_format)
     socket = web.WebSocketResponse(heartbeat=30)
+    socket.headers["GS1-EPC-Format"] = applied_format(epc_format).value
     await socket.prepare(request)
     xml = service(request).epcis.xml if wants_xml(request) else None
     cbv_format = negotiated(request).cbv_xml_format

@@ -10,9 +10,16 @@ from application.epcis.epc_formats import EpcFormatService
 from application.epcis.event_queries import EventPage, EventQueryService
 from application.epcis.page_tokens import PageTokens, fingerprint
 from application.errors import NotFound
-from domain.epcis.epc_format import EpcFormat
+from domain.epcis.epc_format import DEFAULT_EPC_FORMAT, EpcFormat
 from domain.epcis.event_query import QueryParameterError
-from domain.epcis.resources import EPC_VALUED, VALUE_PARAMETERS, may_name, member
+from domain.epcis.resources import (
+    EPC_VALUED,
+    VALUE_PARAMETERS,
+    is_standard_member,
+    may_name,
+    member,
+    standard_members,
+)
 from projections.epcis.event_reader import EpcisEventReader
 from projections.epcis.event_values import EventValueReader
 
@@ -51,11 +58,12 @@ class ResourceService:
         resource: str,
         paging: Mapping[str, Sequence[str]],
         scope: EventScope,
-        epc_format: EpcFormat = EpcFormat.NO_PREFERENCE,
+        epc_format: EpcFormat = DEFAULT_EPC_FORMAT,
     ) -> ValuePage:
-        """One page of the distinct values of `resource` the events in `scope` hold, in
-        code-point order of their indexed form. Raises QueryParameterError or
-        InvalidPageToken for bad paging."""
+        """One page of the distinct values of `resource` the events in `scope` hold (and,
+        for `/bizSteps` and `/dispositions`, the CBV's standard values), in code-point
+        order of their indexed form. Raises QueryParameterError or InvalidPageToken for
+        bad paging."""
         per_page = self._queries.per_page(paging.get("perPage"))
         print_ = fingerprint({"resource": [resource]})
         tokens = paging.get("nextPageToken")
@@ -74,6 +82,11 @@ class ResourceService:
             after=after,
             scope=scope,
         )
+        standard = standard_members(resource, after)
+        if standard:
+            # Both lists are in index order, and the page's values are the first of their
+            # union: any of the found ones among them is among the first found.
+            found = sorted(set(found).union(standard))[: per_page + 1]
         next_token = None
         if len(found) > per_page:
             found = found[:per_page]
@@ -90,10 +103,13 @@ class ResourceService:
         scope: EventScope,
         prefixes: Mapping[str, str] | None = None,
     ) -> bool:
-        """Whether an event in `scope` holds `value` (in any of its spellings) as a value
-        of `resource`."""
+        """Whether `value` (in any of its spellings) is a member of `resource` for the
+        caller: a standard CBV value of `/bizSteps` or `/dispositions`, or a value an
+        event in `scope` holds."""
         if not may_name(resource, value):
             return False
+        if is_standard_member(resource, value):
+            return True
         query = await self._queries.parsed({VALUE_PARAMETERS[resource]: [value]}, scope, prefixes)
         snapshot = await self._blocking.run(self._events.snapshot)
         rows = await self._blocking.run(
@@ -121,8 +137,9 @@ class ResourceService:
         if not may_name(resource, value):
             raise NotFound(f"No {resource} member '{value}'")
         page = await self._queries.query({**params, parameter: [value]}, paging, scope, prefixes)
-        # An empty first page is either a value no event holds (404) or one whose events
-        # the other parameters exclude (an empty document).
+        # An empty first page is either a value that is no member (404), or a member whose
+        # events the other parameters exclude or that no event holds yet (an empty
+        # document, as for a standard step nobody took).
         first_and_empty = not page.events and not paging.get("nextPageToken")
         if first_and_empty and not await self.exists(resource, value, scope, prefixes):
             raise NotFound(f"No {resource} member '{value}'")

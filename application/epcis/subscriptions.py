@@ -5,7 +5,8 @@ A subscription is a reader of the event log with a cursor, like an outbound flow
 what arrived since its last delivery whenever its cron schedule fires. Deliveries are
 EPCISQueryDocuments POSTed to `dest`, signed in `GS1-Signature` (HMAC-SHA256 of the body
 with the subscription's token, hex) when a token was given. The cursor moves only after
-a 2xx; failures retry with backoff; a 4xx stops the subscription.
+a 2xx; failures retry with backoff; a 4xx stops the subscription. EPCs are written in the
+`GS1-EPC-Format` of the request that made the subscription (or opened the WebSocket).
 """
 
 import logging
@@ -30,6 +31,7 @@ from application.epcis.delivery import (
     in_one_delivery,
     log_reader_query,
 )
+from application.epcis.epc_formats import EpcFormatService
 from application.epcis.named_queries import NamedQueryService
 from application.errors import Forbidden, NotFound
 from application.read_model_follower import ReadModelFollower
@@ -37,6 +39,7 @@ from application.service_records import change_record, live_record
 from domain.access.policies import Accountability
 from domain.collections.coercion import format_datetime
 from domain.collections.schema import Collection
+from domain.epcis.epc_format import EpcFormat, applied_format
 from domain.epcis.event_query import EventQuery, QueryParameterError
 from domain.epcis.outbound import query_document
 from domain.epcis.subscriptions import (
@@ -69,6 +72,7 @@ class _Target:
     dest: str
     token: str | None
     report_if_empty: bool
+    epc_format: EpcFormat
 
 
 class SubscriptionService:
@@ -88,6 +92,7 @@ class SubscriptionService:
         settings: DeliverySettings,
         expand: Expand,
         collection: Collection,
+        formats: EpcFormatService,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
@@ -95,6 +100,7 @@ class SubscriptionService:
         self._store = store
         self._subscriptions = SubscriptionReader(database, collection)
         self._expand = expand
+        self._formats = formats
         self._database = database
         self._reader = reader
         self._named = named_queries
@@ -117,10 +123,14 @@ class SubscriptionService:
     # -- managing --------------------------------------------------------------------
 
     async def subscribe(
-        self, caller: Accountability, name: str, request: SubscriptionRequest
+        self,
+        caller: Accountability,
+        name: str,
+        request: SubscriptionRequest,
+        epc_format: EpcFormat,
     ) -> dict[str, Any]:
-        """A new webhook subscription to a named query the caller can see; raises
-        Forbidden, NotFound or SubscriptionControlsError."""
+        """A new webhook subscription to a named query the caller can see, delivering
+        EPCs in `epc_format`; raises Forbidden, NotFound or SubscriptionControlsError."""
         event_scope(caller, "read")
         await self._named.event_query(name, caller.accounts)
         if request.schedule is not None:
@@ -146,6 +156,7 @@ class SubscriptionService:
             "stream": request.stream,
             "schedule": request.schedule,
             "initial_record_time": request.initial_record_time,
+            "epc_format": epc_format.value,
             "min_record_time": minimum,
             "last_position": cursor,
             "active": True,
@@ -237,10 +248,15 @@ class SubscriptionService:
             return sent
 
     async def stream(
-        self, caller: Accountability, name: str, initial_record_time: str | None
+        self,
+        caller: Accountability,
+        name: str,
+        initial_record_time: str | None,
+        epc_format: EpcFormat,
     ) -> AsyncGenerator[bytes, None]:
         """Each newly captured event the named query selects (and the caller may read),
-        as an EPCISQueryDocument, as soon as it is queryable: a WebSocket's feed."""
+        as an EPCISQueryDocument with its EPCs in `epc_format`, as soon as it is
+        queryable: a WebSocket's feed."""
         scope = event_scope(caller, "read")
         row = await self._named.get(name, caller.accounts)
         query = await log_reader_query(row.query, scope, self._expand)
@@ -253,6 +269,7 @@ class SubscriptionService:
             rows = await self._blocking.run(self._page, query, cursor, scope)
             for page_row in rows:
                 namespaces, events = in_one_delivery([page_row])
+                events = await self._formats.events(events, epc_format)
                 yield query_document(events, namespaces, self._now_record(), name)
                 cursor = page_row.position
             if not rows:
@@ -284,6 +301,7 @@ class SubscriptionService:
             str(record["dest"]),
             record.get("signature_token"),
             bool(record.get("report_if_empty")),
+            _epc_format(record.get("epc_format")),
         )
 
     async def _push(self, target: _Target, cursor: int, rows: list[PageRow]) -> bool:
@@ -293,8 +311,13 @@ class SubscriptionService:
             await self._blocking.run(self._stop, target.key, f"'dest' {refused}")
             return False
         namespaces, events = in_one_delivery(rows)
+        events = await self._formats.events(events, target.epc_format)
         body = query_document(events, namespaces, self._now_record(), target.name, target.key)
-        headers = {"Content-Type": "application/json", "GS1-EPCIS-Version": "2.0.0"}
+        headers = {
+            "Content-Type": "application/json",
+            "GS1-EPCIS-Version": "2.0.0",
+            "GS1-EPC-Format": applied_format(target.epc_format).value,
+        }
         if target.token:
             headers["GS1-Signature"] = signature(target.token, body)
         result = await self._http.post(target.dest, body, headers, 30.0)
@@ -413,6 +436,14 @@ def _trigger(schedule: dict[str, str]) -> CronTrigger:
 def _next_fire(schedule: Any, now: datetime) -> datetime:
     fire = _trigger(schedule or {}).get_next_fire_time(None, now)
     return fire if fire is not None else datetime.max.replace(tzinfo=UTC)
+
+
+def _epc_format(stored: Any) -> EpcFormat:
+    """The format a subscription delivers in: the one it was made with; as captured for
+    one made before formats were kept, so an upgrade changes nothing it receives."""
+    if stored is None:
+        return EpcFormat.NEVER_TRANSLATES
+    return EpcFormat(stored)
 
 
 def _visible(caller: Accountability, record: dict[str, Any]) -> bool:

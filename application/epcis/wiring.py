@@ -107,6 +107,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         DeliverySettings(batch_size=settings.flow_batch_size),
         events.parsed,
         core.schema["epcis_subscription"],
+        epc_formats,
     )
     core.background.every("subscriptions", settings.flow_poll_interval, subscriptions.deliver_due)
     return EpcisCapability(

@@ -27,19 +27,30 @@ class EpcFormat(StrEnum):
     NEVER_TRANSLATES = "Never_Translates"
 
 
+#: The format of an answer to a request without the header (openapi.yaml's parameter
+#: description of `GS1-EPC-Format`).
+DEFAULT_EPC_FORMAT = EpcFormat.DIGITAL_LINK
+
+
 class UnknownEpcFormat(ValueError):
     """A `GS1-EPC-Format` value the binding does not define."""
 
 
 def parse_epc_format(value: str | None) -> EpcFormat:
-    """The format a header asks for; no header is `No_Preference` (events as captured)."""
+    """The format a header asks for; no header is `DEFAULT_EPC_FORMAT`."""
     if value is None or not value.strip():
-        return EpcFormat.NO_PREFERENCE
+        return DEFAULT_EPC_FORMAT
     wanted = value.strip().lower()
     for member in EpcFormat:
         if member.value.lower() == wanted:
             return member
     raise UnknownEpcFormat(f"GS1-EPC-Format {value.strip()!a} is not one of {', '.join(EpcFormat)}")
+
+
+def applied_format(epc_format: EpcFormat) -> EpcFormat:
+    """The format an answer is given in: `No_Preference` leaves the choice to the server,
+    which keeps EPCs as captured (nothing to convert, and what was sent is kept)."""
+    return EpcFormat.NEVER_TRANSLATES if epc_format is EpcFormat.NO_PREFERENCE else epc_format
 
 
 def epc_converter(epc_format: EpcFormat, prefixes: CompanyPrefixes) -> Converter | None:

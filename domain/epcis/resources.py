@@ -1,6 +1,9 @@
 """The REST binding's resources: the top-level list, and the kinds of value events hold
 that each name a collection (`/epcs`, `/bizSteps`, …) with a resource per value."""
 
+from bisect import bisect_right
+
+from domain.epcis.cbv import VOCABULARIES, is_standard_value
 from domain.epcis.fields import EVENT_TYPES
 from domain.epcis.xml_fields import bare_word
 
@@ -31,6 +34,30 @@ VALUE_PARAMETERS = {
 EPC_VALUED = frozenset({"epcs", "bizLocations", "readPoints"})
 
 _CBV_KINDS = {"bizSteps": "bizStep", "dispositions": "disposition"}
+
+#: The CBV's standard values of `/bizSteps` and `/dispositions`, which list them beside the
+#: custom values events hold ("CBV standard values plus custom values supported"), in
+#: their indexed form (GS1 Web URIs) and in the index's code-point order.
+_STANDARD_MEMBERS = {
+    resource: tuple(
+        sorted(VOCABULARIES[kind].web_prefix + word for word in VOCABULARIES[kind].words)
+    )
+    for resource, kind in _CBV_KINDS.items()
+}
+
+
+def standard_members(resource: str, after: str | None = None) -> tuple[str, ...]:
+    """The standard values `resource` lists whether or not an event holds them, in their
+    indexed form, those after `after` (in code-point order) only when given."""
+    values = _STANDARD_MEMBERS.get(resource, ())
+    return values if after is None else values[bisect_right(values, after) :]
+
+
+def is_standard_member(resource: str, value: str) -> bool:
+    """Whether `value` (bare word, CBV URN or Web URI) is a standard value `resource`
+    always lists: it is a member, with or without events, for every caller."""
+    kind = _CBV_KINDS.get(resource)
+    return kind is not None and is_standard_value(kind, value)
 
 
 def member(resource: str, indexed: str) -> str:

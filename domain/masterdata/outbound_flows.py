@@ -79,6 +79,9 @@ EPCIS_SUBSCRIPTION = Collection(
         Field("stream", BOOLEAN),
         Field("schedule", JSON),
         Field("initial_record_time", DATETIME),
+        # The `GS1-EPC-Format` of the request that made it; none (made before formats
+        # were kept): deliveries stay as captured.
+        Field("epc_format", STRING),
         Field("min_record_time", DATETIME),
         Field("last_position", INTEGER, default=0),
         Field("last_notified_at", DATETIME),

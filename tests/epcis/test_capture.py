@@ -8,7 +8,7 @@ from aiohttp.test_utils import TestClient
 
 from application.runtime import Tracepoint
 from domain.epcis.event_hash import event_hash
-from tests.conftest import AUTH
+from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import document, object_event
 
 Client = TestClient[Any, Any]
@@ -24,7 +24,8 @@ async def capture(client: Client, body: Any, **headers: str) -> Any:
 
 
 async def events(client: Client, **params: str) -> list[dict[str, Any]]:
-    response = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+    """The events a query finds, as they were captured."""
+    response = await client.get("/v2/epcis/events", params=params, headers=AS_CAPTURED)
     assert response.status == 200, await response.text()
     body = await response.json()
     result: list[dict[str, Any]] = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]

@@ -8,7 +8,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from application.runtime import Tracepoint
-from tests.conftest import AUTH
+from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture, events
 
@@ -128,7 +128,7 @@ async def test_the_event_id_finds_the_event_and_its_declarations(
     await capture(client, document(declared(original), object_event()))
     by_parameter = await events(client, EQ_eventID=original["eventID"])
     assert ["errorDeclaration" in e for e in by_parameter] == [False, True]
-    response = await client.get(f"/v2/epcis/events/{original['eventID']}", headers=AUTH)
+    response = await client.get(f"/v2/epcis/events/{original['eventID']}", headers=AS_CAPTURED)
     assert response.status == 200
     body = await response.json()
     assert body["epcisBody"]["queryResults"]["resultsBody"]["eventList"] == by_parameter

@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 from aiohttp.test_utils import TestClient
 
-from tests.conftest import AUTH
+from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import CONTEXT, document
 from tests.epcis.test_capture import capture, events
 
@@ -50,7 +50,7 @@ async def test_other_parameters_find_it_as_any_event(client: Client) -> None:
 
 async def test_an_event_type_that_is_neither_standard_nor_a_uri_is_a_400(client: Client) -> None:
     response = await client.get(
-        "/v2/epcis/events", params={"eventType": "QuantityEvent"}, headers=AUTH
+        "/v2/epcis/events", params={"eventType": "QuantityEvent"}, headers=AS_CAPTURED
     )
     assert response.status == 400
     assert "nor a URI" in (await response.json())["detail"]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from tests.conftest import AUTH
+from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import CONTEXT, document, object_event
 from tests.epcis.test_capture import capture, events
 
@@ -145,7 +145,7 @@ async def test_pages_of_a_field_query_hold_each_match_once_in_log_order(client: 
     seen: list[str] = []
     params = {"EQ_ex:grade": "A", "perPage": "2"}
     while True:
-        answer = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+        answer = await client.get("/v2/epcis/events", params=params, headers=AS_CAPTURED)
         body = await answer.json()
         seen.extend(
             e["epcList"][0] for e in body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from tests.conftest import AUTH
+from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import aggregation_event, document, object_event
 from tests.epcis.test_capture import capture
 
@@ -66,7 +66,7 @@ def ids(events: list[dict[str, Any]]) -> list[str]:
 
 
 async def query(client: Client, params: dict[str, str] | list[tuple[str, str]]) -> Any:
-    return await client.get("/v2/epcis/events", params=params, headers=AUTH)
+    return await client.get("/v2/epcis/events", params=params, headers=AS_CAPTURED)
 
 
 async def matching(client: Client, params: dict[str, str] | list[tuple[str, str]]) -> list[str]:

@@ -8,6 +8,7 @@ from urllib.parse import quote
 import pytest
 from yarl import URL
 
+from domain.epcis.cbv import BIZ_STEPS, DISPOSITIONS
 from tests.access.helpers import Client, user_with
 from tests.conftest import AUTH
 from tests.epcis.documents import CONTEXT, aggregation_event, document, object_event
@@ -38,6 +39,8 @@ PACKED = aggregation_event(
     disposition=None,
 )
 
+CHECKING = "https://vocabulary.example.com/checking"
+CUSTOM_DISPOSITION = "https://vocabulary.example.com/quarantined"
 SGTIN_1001 = "https://id.gs1.org/01/04012345111118/21/1001"
 SGTIN_1002 = "https://id.gs1.org/01/04012345111118/21/1002"
 SSCC = "https://id.gs1.org/00/040123450000000016"
@@ -114,25 +117,81 @@ async def test_event_types_lists_the_types_of_stored_events(stored: Client) -> N
     assert await members(stored, "/v2/epcis/eventTypes") == ["AggregationEvent", "ObjectEvent"]
 
 
-async def test_biz_steps_lists_standard_steps_as_bare_words_and_custom_ones_as_iris(
+async def test_biz_steps_lists_every_standard_step_as_a_bare_word_and_custom_ones_as_iris(
     stored: Client,
 ) -> None:
-    assert sorted(await members(stored, "/v2/epcis/bizSteps")) == [
-        "https://vocabulary.example.com/checking",
-        "receiving",
-        "shipping",
-    ]
+    assert sorted(await members(stored, "/v2/epcis/bizSteps?perPage=100")) == sorted(
+        [*BIZ_STEPS, CHECKING]
+    )
 
 
-async def test_dispositions_lists_the_dispositions_of_stored_events(stored: Client) -> None:
-    assert sorted(await members(stored, "/v2/epcis/dispositions")) == [
-        "in_progress",
-        "in_transit",
-    ]
+async def test_dispositions_lists_every_standard_disposition_and_custom_ones(
+    client: Client,
+) -> None:
+    await capture(client, document(object_event(disposition=CUSTOM_DISPOSITION)))
+    assert sorted(await members(client, "/v2/epcis/dispositions?perPage=100")) == sorted(
+        [*DISPOSITIONS, CUSTOM_DISPOSITION]
+    )
+
+
+async def test_with_nothing_stored_the_cbv_collections_list_the_standard_values(
+    client: Client,
+) -> None:
+    assert sorted(await members(client, "/v2/epcis/bizSteps?perPage=100")) == sorted(BIZ_STEPS)
+    assert sorted(await members(client, "/v2/epcis/dispositions?perPage=100")) == sorted(
+        DISPOSITIONS
+    )
+
+
+async def test_the_biz_steps_page_with_their_custom_values_each_once_in_index_order(
+    stored: Client,
+) -> None:
+    everything = await members(stored, "/v2/epcis/bizSteps?perPage=100")
+    paged: list[str] = []
+    url: str | None = "/v2/epcis/bizSteps?perPage=7"
+    while url:
+        response = await get(stored, url)
+        assert response.status == 200, await response.text()
+        page = (await response.json())["member"]
+        assert len(page) <= 7
+        paged.extend(page)
+        link = response.headers.get("Link")
+        match = LINK.match(link) if link else None
+        url = URL(match["url"]).path_qs if match else None
+    assert paged == everything
+    assert len(paged) == len(BIZ_STEPS) + 1
+    # In the order of their indexed forms: the standard ones are GS1 Web URIs, which
+    # come before `https://vocabulary.example.com/…`.
+    assert paged[-1] == CHECKING
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v2/epcis/bizSteps/destroying",
+        "/v2/epcis/bizSteps/urn:epcglobal:cbv:bizstep:destroying",
+        "/v2/epcis/bizSteps/" + path_id("https://ref.gs1.org/cbv/BizStep-destroying"),
+        "/v2/epcis/dispositions/recalled",
+    ],
+)
+async def test_a_standard_value_no_event_holds_is_a_member_without_events(
+    stored: Client, path: str
+) -> None:
+    body = await (await get(stored, path)).json()
+    assert body["member"] == ["events"]
+    assert await event_ids(stored, path + "/events") == []
 
 
 async def test_epcs_lists_every_epc_once_in_its_canonical_form(stored: Client) -> None:
     assert sorted(await members(stored, "/v2/epcis/epcs")) == sorted([SSCC, SGTIN_1001, SGTIN_1002])
+
+
+async def test_without_the_epc_format_header_epcs_are_listed_as_digital_link(
+    stored: Client,
+) -> None:
+    response = await get(stored, "/v2/epcis/epcs")
+    assert response.headers["GS1-EPC-Format"] == "Always_GS1_Digital_Link"
+    assert sorted((await response.json())["member"]) == sorted([SSCC, SGTIN_1001, SGTIN_1002])
 
 
 async def test_read_points_and_biz_locations_list_the_places_of_stored_events(
@@ -208,7 +267,9 @@ async def test_a_stored_value_is_found_in_any_of_its_spellings(stored: Client, p
     [
         "/v2/epcis/eventTypes/TransformationEvent",
         "/v2/epcis/eventTypes/NoSuchEvent",
-        "/v2/epcis/bizSteps/destroying",
+        "/v2/epcis/bizSteps/" + path_id("https://vocabulary.example.com/nothing"),
+        "/v2/epcis/bizSteps/no_such_step",
+        "/v2/epcis/dispositions/urn:epcglobal:cbv:disp:no_such_disposition",
         "/v2/epcis/epcs/urn:epc:id:sgtin:4012345.011111.9999",
         "/v2/epcis/epcs/urn:epc:idpat:sgtin:4012345.011111.*",
         "/v2/epcis/readPoints/" + path_id("https://example.com/nowhere"),
@@ -255,8 +316,10 @@ async def test_the_parameter_the_path_implies_cannot_be_given_again(stored: Clie
 
 
 async def test_the_events_of_a_value_no_event_holds_are_404(stored: Client) -> None:
-    response = await get(stored, "/v2/epcis/bizSteps/destroying/events")
+    path = "/v2/epcis/bizSteps/" + path_id("https://vocabulary.example.com/nothing")
+    response = await get(stored, path + "/events")
     assert response.status == 404
+    assert (await response.json())["type"] == "epcisException:NoSuchResourceException"
 
 
 async def test_the_events_of_a_value_page_with_links_that_keep_the_encoded_path(
@@ -283,10 +346,16 @@ class TestRuleLimitedPartner:
     async def test_sees_only_the_values_of_events_it_may_read(
         self, stored: Client, partner: str
     ) -> None:
-        assert await members(stored, "/v2/epcis/bizSteps", partner) == ["shipping"]
         assert await members(stored, "/v2/epcis/epcs", partner) == [SGTIN_1001]
         assert await members(stored, "/v2/epcis/bizLocations", partner) == [GLN_1]
         assert await members(stored, "/v2/epcis/eventTypes", partner) == ["ObjectEvent"]
+
+    async def test_sees_the_standard_steps_but_no_custom_step_it_may_not_read(
+        self, stored: Client, partner: str
+    ) -> None:
+        assert sorted(await members(stored, "/v2/epcis/bizSteps?perPage=100", partner)) == sorted(
+            BIZ_STEPS
+        )
 
     async def test_never_learns_that_a_value_it_may_not_read_exists(
         self, stored: Client, partner: str
@@ -294,11 +363,18 @@ class TestRuleLimitedPartner:
         for path in (
             f"/v2/epcis/epcs/{path_id(SSCC)}",
             f"/v2/epcis/epcs/{path_id(SSCC)}/events",
-            "/v2/epcis/bizSteps/receiving",
+            f"/v2/epcis/bizSteps/{path_id(CHECKING)}",
+            f"/v2/epcis/bizSteps/{path_id(CHECKING)}/events",
             "/v2/epcis/eventTypes/AggregationEvent/events",
         ):
             response = await get(stored, path, partner)
             assert response.status == 404, path
+
+    async def test_a_standard_step_of_events_it_may_not_read_has_no_events_for_it(
+        self, stored: Client, partner: str
+    ) -> None:
+        assert (await get(stored, "/v2/epcis/bizSteps/receiving", partner)).status == 200
+        assert await event_ids(stored, "/v2/epcis/bizSteps/receiving/events", partner) == []
 
     async def test_reads_only_its_events_of_a_value_it_shares_with_others(
         self, stored: Client, partner: str

@@ -8,7 +8,7 @@ from aiohttp.test_utils import TestClient
 
 from domain.epcis.event_hash import document_context, document_ignore_fields, event_hash
 from infrastructure.epcis_schema import DocumentValidator
-from tests.conftest import AUTH
+from tests.conftest import AS_CAPTURED
 from tests.epcis.documents import CONTEXT, document, object_event
 from tests.epcis.jsonld import event_statements
 from tests.epcis.test_capture import capture
@@ -41,7 +41,7 @@ def clashing_documents() -> list[dict[str, Any]]:
 
 async def answer(client: Client, **params: str) -> dict[str, Any]:
     response = await client.get(
-        "/v2/epcis/events", params={"perPage": "1000", **params}, headers=AUTH
+        "/v2/epcis/events", params={"perPage": "1000", **params}, headers=AS_CAPTURED
     )
     assert response.status == 200, await response.text()
     body: dict[str, Any] = await response.json()

@@ -9,7 +9,7 @@ from aiohttp.test_utils import TestClient
 
 from domain.epcis.event_hash import document_context, event_hash
 from infrastructure.epcis_xml import read_xml_document
-from tests.conftest import AUTH
+from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.test_capture import events
 from tests.epcis.test_conformance_corpus import load
 from tests.epcis.xml_documents import (
@@ -110,7 +110,7 @@ async def test_an_xml_document_is_stored_as_the_same_events_as_its_json_twin(
 ) -> None:
     response = await capture_xml(client, with_true_hashes(_bytes(path)))
     assert response.status == 201, await response.text()
-    answer = await client.get("/v2/epcis/events", params={"perPage": "1000"}, headers=AUTH)
+    answer = await client.get("/v2/epcis/events", params={"perPage": "1000"}, headers=AS_CAPTURED)
     body = await answer.json()
     stored = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
     for index, field in TWIN_DIFFERENCES.get(path.stem, ()):

@@ -10,7 +10,7 @@ from lxml import etree
 
 from domain.epcis.event_hash import document_context
 from infrastructure.epcis_xml import read_xml_document
-from tests.conftest import AUTH
+from tests.conftest import AUTH, NEVER_TRANSLATES
 from tests.epcis.test_capture import capture, events
 from tests.epcis.test_conformance_corpus import CONFORMING, load
 from tests.epcis.xml_documents import as_capture_document, canonical_events
@@ -194,7 +194,9 @@ async def test_a_websocket_that_accepts_xml_is_sent_xml_query_documents(
         await next_change(seconds, every)
 
     monkeypatch.setattr(tracepoint.follower, "next_change", noted)
-    socket = await client.ws_connect("/v2/epcis/queries/shipping/events", headers=XML)
+    socket = await client.ws_connect(
+        "/v2/epcis/queries/shipping/events", headers={**XML, **NEVER_TRANSLATES}
+    )
     try:
         await asyncio.wait_for(listening.wait(), 30)
         await capture(client, _document(_event(7)))

@@ -59,6 +59,19 @@ async def test_a_flow_sends_the_selected_events_in_batches_and_moves_its_cursor(
     assert partner.documents[0]["type"] == "EPCISDocument"
 
 
+async def test_a_flow_sends_events_as_captured_not_in_the_default_epc_format(
+    client: Client, partner: Partner
+) -> None:
+    sent = object_event(
+        epcList=["urn:epc:id:sgtin:4012345.011111.8001"],
+        readPoint={"id": "urn:epc:id:sgln:4012345.00001.0"},
+    )
+    await capture(client, sent)
+    await run(client, await flow_to(client, partner.url, SHIPPING))
+    [event] = partner.events
+    assert (event["epcList"], event["readPoint"]) == (sent["epcList"], sent["readPoint"])
+
+
 async def test_a_declaration_reaches_the_partner_who_had_the_event(
     client: Client, partner: Partner
 ) -> None:

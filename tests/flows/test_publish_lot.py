@@ -3,13 +3,13 @@
 from typing import Any
 
 from tests.access.helpers import Client, call, ok, user_with
-from tests.conftest import AUTH
+from tests.conftest import AS_CAPTURED
 
 GTIN = "09506000134352"
 
 
 async def events(client: Client, **params: str) -> list[dict[str, Any]]:
-    response = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+    response = await client.get("/v2/epcis/events", params=params, headers=AS_CAPTURED)
     body = await response.json()
     found: list[dict[str, Any]] = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
     return found

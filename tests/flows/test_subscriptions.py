@@ -5,6 +5,7 @@ import hashlib
 import hmac
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import orjson
@@ -12,6 +13,8 @@ import pytest
 from aiohttp import ClientWebSocketResponse, WSMsgType
 
 from application.runtime import Tracepoint
+from application.service_records import change_record
+from domain.gs1 import canonical_epc
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, code, ok, user_with
 from tests.conftest import AUTH, make_settings
@@ -50,8 +53,16 @@ async def named_query(client: Client, name: str = "shipping", token: str | None 
     return name
 
 
-async def subscribe(client: Client, name: str, token: str | None = None, **controls: Any) -> Any:
-    headers = {"Authorization": f"Bearer {token}"} if token else AUTH
+async def subscribe(
+    client: Client,
+    name: str,
+    token: str | None = None,
+    epc_format: str | None = None,
+    **controls: Any,
+) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else dict(AUTH)
+    if epc_format is not None:
+        headers["GS1-EPC-Format"] = epc_format
     return await client.post(
         f"/v2/epcis/queries/{name}/subscriptions",
         data=orjson.dumps(controls),
@@ -129,7 +140,9 @@ async def test_events_captured_under_clashing_prefixes_are_delivered_with_their_
         headers={**AUTH, "Content-Type": "application/json"},
     )
     assert response.status == 201, await response.text()
-    await subscribe(client, "objects", dest=receiver.url, stream=True)
+    await subscribe(
+        client, "objects", dest=receiver.url, stream=True, epc_format="Never_Translates"
+    )
     documents = clashing_documents()
     await capture_all(client, documents)
     await tracepoint.epcis.subscriptions.deliver_due()
@@ -146,6 +159,80 @@ async def test_the_signature_is_an_hmac_of_the_body(
     await tracepoint.epcis.subscriptions.deliver_due()
     expected = hmac.new(b"t0ken", receiver.bodies[0], hashlib.sha256).hexdigest()
     assert receiver.headers[0]["GS1-Signature"] == expected
+
+
+def as_links(epcs: list[str]) -> list[str]:
+    """EPCs as a subscription made without `GS1-EPC-Format` writes them."""
+    return [canonical_epc(epc) for epc in epcs]
+
+
+SGTIN = "urn:epc:id:sgtin:4012345.011111.7001"
+SGTIN_LINK = "https://id.gs1.org/01/04012345111118/21/7001"
+GLN = "urn:epc:id:sgln:4012345.00001.0"
+GLN_LINK = "https://id.gs1.org/414/4012345000016"
+
+
+@pytest.mark.parametrize(
+    ("epc_format", "applied", "written"),
+    [
+        (None, "Always_GS1_Digital_Link", [SGTIN_LINK, GLN_LINK]),
+        ("Always_GS1_Digital_Link", "Always_GS1_Digital_Link", [SGTIN_LINK, GLN_LINK]),
+        ("Never_Translates", "Never_Translates", [SGTIN, GLN]),
+        ("No_Preference", "Never_Translates", [SGTIN, GLN]),
+    ],
+)
+async def test_a_webhook_delivers_epcs_in_the_format_its_subscription_was_made_with(
+    tracepoint: Tracepoint,
+    client: Client,
+    receiver: Partner,
+    epc_format: str | None,
+    applied: str,
+    written: list[str],
+) -> None:
+    name = await named_query(client)
+    response = await subscribe(client, name, dest=receiver.url, stream=True, epc_format=epc_format)
+    assert response.status == 201, await response.text()
+    await capture(client, object_event(epcList=[SGTIN], readPoint={"id": GLN}))
+    await tracepoint.epcis.subscriptions.deliver_due()
+    [event] = delivered(receiver)
+    assert [event["epcList"][0], event["readPoint"]["id"]] == written
+    assert receiver.headers[0]["GS1-EPC-Format"] == applied
+
+
+async def test_a_webhook_delivers_epc_urns_where_the_company_prefix_is_known(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    await ok(client, "POST", "/items/organisation", {"organisation_company_prefix": "4012345"})
+    name = await named_query(client)
+    await subscribe(client, name, dest=receiver.url, stream=True, epc_format="Always_EPC_URN")
+    await capture(client, object_event(epcList=[SGTIN_LINK]))
+    await tracepoint.epcis.subscriptions.deliver_due()
+    assert [e["epcList"] for e in delivered(receiver)] == [[SGTIN]]
+
+
+async def test_a_subscription_made_before_formats_were_kept_delivers_as_captured(
+    tracepoint: Tracepoint, client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    response = await subscribe(client, name, dest=receiver.url, stream=True)
+    key = (await response.json())["subscriptionID"]
+    # As an upgraded store holds it: no format.
+    change_record(tracepoint.store, "epcis_subscription", key, {"epc_format": None}, "2024-01-01")
+    await capture(client, object_event(epcList=[SGTIN]))
+    await tracepoint.epcis.subscriptions.deliver_due()
+    assert [e["epcList"] for e in delivered(receiver)] == [[SGTIN]]
+    assert receiver.headers[0]["GS1-EPC-Format"] == "Never_Translates"
+
+
+async def test_a_subscription_asking_for_an_unknown_epc_format_is_refused(
+    client: Client, receiver: Partner
+) -> None:
+    name = await named_query(client)
+    response = await subscribe(client, name, dest=receiver.url, stream=True, epc_format="URN")
+    assert response.status == 406, await response.text()
+    assert (await response.json())["type"] == "epcisException:NotAcceptableException"
+    listed = await client.get(f"/v2/epcis/queries/{name}/subscriptions", headers=AUTH)
+    assert await listed.json() == []
 
 
 async def test_initial_record_time_replays_from_that_time(
@@ -302,9 +389,7 @@ async def test_a_subscriber_gets_only_the_events_it_may_read(
         object_event(readPoint={"id": "urn:epc:id:sgln:4012345.00002.0"}),
     )
     await tracepoint.epcis.subscriptions.deliver_due()
-    assert [e["readPoint"]["id"] for e in delivered(receiver)] == [
-        "urn:epc:id:sgln:4012345.00001.0"
-    ]
+    assert [e["readPoint"]["id"] for e in delivered(receiver)] == [GLN_LINK]
 
 
 async def test_a_user_who_may_not_read_events_cannot_subscribe(client: Client) -> None:
@@ -326,6 +411,19 @@ async def stream(
     tracepoint: Tracepoint, client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[ClientWebSocketResponse]:
     """A WebSocket on the `shipping` named query, once it listens for new events."""
+    async with listening_socket(tracepoint, client, monkeypatch, AUTH) as socket:
+        yield socket
+
+
+@asynccontextmanager
+async def listening_socket(
+    tracepoint: Tracepoint,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    headers: dict[str, str],
+) -> AsyncIterator[ClientWebSocketResponse]:
+    """A WebSocket on the `shipping` named query opened with `headers`, once it listens
+    for new events."""
     name = await named_query(client)
     # Once the stream has fixed where it starts and found nothing, it waits for the read
     # models to change: from then on every capture is new to it.
@@ -337,7 +435,7 @@ async def stream(
         await next_change(seconds, every)
 
     monkeypatch.setattr(tracepoint.follower, "next_change", noted)
-    socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=AUTH)
+    socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=headers)
     try:
         await asyncio.wait_for(listening.wait(), 30)
         yield socket
@@ -365,7 +463,25 @@ async def test_a_websocket_receives_each_new_matching_event(
     await capture(client, second)
     received = [[e["epcList"] for e in events] for events in await streamed(stream, 2)]
     # One document per event, in capture order; the receiving event is not among them.
-    assert received == [[first["epcList"]], [second["epcList"]]]
+    assert received == [[as_links(first["epcList"])], [as_links(second["epcList"])]]
+
+
+@pytest.mark.parametrize(
+    ("epc_format", "written"),
+    [(None, SGTIN_LINK), ("Never_Translates", SGTIN), ("Always_GS1_Digital_Link", SGTIN_LINK)],
+)
+async def test_a_websocket_sends_epcs_in_the_format_it_was_opened_with(
+    tracepoint: Tracepoint,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    epc_format: str | None,
+    written: str,
+) -> None:
+    headers = dict(AUTH) if epc_format is None else {**AUTH, "GS1-EPC-Format": epc_format}
+    async with listening_socket(tracepoint, client, monkeypatch, headers) as socket:
+        await capture(client, object_event(epcList=[SGTIN]))
+        [[event]] = await streamed(socket, 1)
+    assert event["epcList"] == [written]
 
 
 async def test_a_websocket_receives_a_declaration_after_its_event(

@@ -4,7 +4,7 @@ at its docks and bins, whatever their identifiers."""
 from typing import Any
 
 from tests.access.helpers import Client, ok
-from tests.conftest import AUTH
+from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture as capture_document
 
@@ -17,7 +17,9 @@ async def capture(client: Client, *events: dict[str, Any]) -> None:
 
 
 async def biz_locations(client: Client, within: str) -> list[str]:
-    response = await client.get("/v2/epcis/events", params={"WD_bizLocation": within}, headers=AUTH)
+    response = await client.get(
+        "/v2/epcis/events", params={"WD_bizLocation": within}, headers=AS_CAPTURED
+    )
     assert response.status == 200, await response.text()
     body = await response.json()
     events = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]

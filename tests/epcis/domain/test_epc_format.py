@@ -8,6 +8,7 @@ import pytest
 from domain.epcis.epc_format import (
     EpcFormat,
     UnknownEpcFormat,
+    applied_format,
     epc_converter,
     epcs_in_format,
     event_texts_in_format,
@@ -89,9 +90,25 @@ def test_an_event_text_with_epcs_to_convert_is_encoded_again() -> None:
     assert orjson.loads(text) == {"epcList": [SGTIN_LINK]}
 
 
-def test_the_header_values_are_read_in_any_case_and_none_means_no_preference() -> None:
+def test_the_header_values_are_read_in_any_case() -> None:
     assert parse_epc_format("always_epc_urn") is EpcFormat.EPC_URN
-    assert parse_epc_format(None) is EpcFormat.NO_PREFERENCE
+
+
+@pytest.mark.parametrize("value", [None, "", "  "])
+def test_no_header_means_digital_link(value: str | None) -> None:
+    assert parse_epc_format(value) is EpcFormat.DIGITAL_LINK
+
+
+def test_no_preference_is_answered_as_captured() -> None:
+    assert applied_format(EpcFormat.NO_PREFERENCE) is EpcFormat.NEVER_TRANSLATES
+    assert epc_converter(EpcFormat.NO_PREFERENCE, PREFIXES) is None
+
+
+@pytest.mark.parametrize(
+    "epc_format", [EpcFormat.DIGITAL_LINK, EpcFormat.EPC_URN, EpcFormat.NEVER_TRANSLATES]
+)
+def test_a_format_asked_for_is_the_one_applied(epc_format: EpcFormat) -> None:
+    assert applied_format(epc_format) is epc_format
 
 
 def test_a_value_the_binding_does_not_define_is_refused() -> None:
