@@ -23,7 +23,9 @@ class QueryPrefixes:
         used = query_prefixes(params)
         if not used:
             return params
-        wanted = sorted(used - given.keys())
+        # No stored document binds a prefix holding NUL (storing refuses NUL), and
+        # PostgreSQL text cannot hold one: such a prefix is left as written.
+        wanted = sorted(p for p in used - given.keys() if "\x00" not in p)
         found = await self._blocking.run(self._reader.bindings, wanted) if wanted else {}
         agreed = {prefix: next(iter(ns)) for prefix, ns in found.items() if len(ns) == 1}
         ambiguous = {prefix for prefix, ns in found.items() if len(ns) > 1}

@@ -6,6 +6,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -183,3 +184,10 @@ async def test_a_collection_member_of_any_id_is_never_5xx(
     path = f"/v2/epcis/{collection}/{quote(value, safe='')}" + ("/events" if events_of_it else "")
     response = await client.get(path, params=params, headers=AUTH)
     assert response.status in (200, 400, 404), await response.text()
+
+
+@pytest.mark.parametrize("value", ["\x00:", "ex\x00:step", "\x00"])
+async def test_a_query_value_holding_nul_is_answered_not_a_5xx(client: Client, value: str) -> None:
+    for name in ("eventType", "EQ_bizStep", "EQ_readPoint", "MATCH_epc"):
+        response = await client.get("/v2/epcis/events", params={name: value}, headers=AUTH)
+        assert response.status in (200, 400), (name, await response.text())
