@@ -68,13 +68,20 @@ def in_one_delivery(rows: Sequence[PageRow]) -> DocumentEvents:
 
 
 #: Parses a named query's parameters as the query endpoints do (`EventQueryService.parsed`):
-#: CURIEs read, WD_bizLocation widened to the sub-locations in the master data.
-Expand = Callable[[Mapping[str, Sequence[str]]], Awaitable[EventQuery]]
+#: CURIEs read, WD_bizLocation widened to the sub-locations in the master data, both by
+#: what the given accounts captured (None: any account).
+Expand = Callable[
+    [Mapping[str, Sequence[str]], Mapping[str, str] | None, tuple[str, ...] | None],
+    Awaitable[EventQuery],
+]
 
 
-async def log_reader_query(params: Mapping[str, Sequence[str]], expand: Expand) -> EventQuery:
-    """A named query's parameters as a reader of the log runs them: in log order (a
-    cursor is a log position, whatever order the query asks for), CURIEs and
-    WD_bizLocation read as the query endpoints read them. Raises QueryParameterError."""
-    query = await expand(params)
+async def log_reader_query(
+    params: Mapping[str, Sequence[str]], expand: Expand, accounts: tuple[str, ...] | None
+) -> EventQuery:
+    """A named query's parameters as a reader of the log runs them for a caller of
+    `accounts`: in log order (a cursor is a log position, whatever order the query asks
+    for), CURIEs and WD_bizLocation read as the query endpoints read them for that caller.
+    Raises QueryParameterError."""
+    query = await expand(params, None, accounts)
     return dataclasses.replace(query, order_by="position", descending=False)

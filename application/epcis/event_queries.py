@@ -90,7 +90,7 @@ class EventQueryService:
         the CURIE prefixes it bound (`GS1-Extensions`).
         Raises QueryParameterError or InvalidPageToken for bad input.
         """
-        query = await self.parsed(params, prefixes, _scope_accounts(scope))
+        query = await self.parsed(params, prefixes, scope_accounts(scope))
         per_page = self.per_page(paging.get("perPage"))
         print_ = fingerprint({**{k: list(v) for k, v in params.items()}, **_bound(prefixes or {})})
         token_values = paging.get("nextPageToken")
@@ -152,11 +152,11 @@ class EventQueryService:
         accounts: tuple[str, ...] | None = None,
     ) -> EventQuery:
         """The query `params` state, as every reader of events runs it: CURIEs read by
-        `prefixes`, else by the captured documents' bindings, and WD_ widened to the
-        sub-locations; master data read is that of `accounts` (all when None).
+        `prefixes`, else by the bindings of the documents `accounts` captured, and WD_
+        widened to the sub-locations in the master data of `accounts` (all when None).
         Raises QueryParameterError."""
         if self._prefixes is not None:
-            params = await self._prefixes.expanded(params, prefixes or {})
+            params = await self._prefixes.expanded(params, prefixes or {}, accounts)
         query = parse_event_query(params)
         if accounts is not None:
             query = dataclasses.replace(query, master_data_accounts=accounts)
@@ -185,7 +185,7 @@ class EventQueryService:
         return tuple(glob for place in sorted(below) for glob in place_tree(place))
 
 
-def _scope_accounts(scope: EventScope) -> tuple[str, ...] | None:
+def scope_accounts(scope: EventScope) -> tuple[str, ...] | None:
     """The accounts a tenant's scope limits it to (None: no account limit)."""
     if scope is None or any(query.capture_accounts is None for query in scope):
         return None

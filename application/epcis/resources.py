@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from application.access.event_scope import EventScope
 from application.blocking import BlockingRunner
 from application.epcis.epc_formats import EpcFormatService
-from application.epcis.event_queries import EventPage, EventQueryService
+from application.epcis.event_queries import EventPage, EventQueryService, scope_accounts
 from application.epcis.page_tokens import PageTokens, fingerprint
 from application.errors import NotFound
 from domain.epcis.epc_format import EpcFormat
@@ -94,7 +94,9 @@ class ResourceService:
         of `resource`."""
         if not may_name(resource, value):
             return False
-        query = await self._queries.parsed({VALUE_PARAMETERS[resource]: [value]}, prefixes)
+        query = await self._queries.parsed(
+            {VALUE_PARAMETERS[resource]: [value]}, prefixes, scope_accounts(scope)
+        )
         snapshot = await self._blocking.run(self._events.snapshot)
         rows = await self._blocking.run(
             self._events.page, query, limit=1, snapshot=snapshot, scope=scope

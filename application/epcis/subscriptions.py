@@ -20,7 +20,7 @@ from typing import Any
 from apscheduler.triggers.cron import CronTrigger
 
 from application.access.accountability import AccessService
-from application.access.event_scope import EventScope, event_scope
+from application.access.event_scope import EventScope, EventScopes
 from application.blocking import BlockingRunner, entered
 from application.epcis.delivery import (
     DeliverySettings,
@@ -89,12 +89,14 @@ class SubscriptionService:
         expand: Expand,
         collection: Collection,
         *,
+        scopes: EventScopes,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self._store = store
         self._subscriptions = SubscriptionReader(database, collection)
         self._expand = expand
+        self._scopes = scopes
         self._database = database
         self._reader = reader
         self._named = named_queries
@@ -121,7 +123,7 @@ class SubscriptionService:
     ) -> dict[str, Any]:
         """A new webhook subscription to a named query the caller can see; raises
         Forbidden, NotFound or SubscriptionControlsError."""
-        event_scope(caller, "read")
+        await self._scopes.event_scope(caller, "read")
         await self._named.event_query(name, caller.accounts)
         if request.schedule is not None:
             _trigger(request.schedule)
@@ -241,9 +243,9 @@ class SubscriptionService:
     ) -> AsyncGenerator[bytes, None]:
         """Each newly captured event the named query selects (and the caller may read),
         as an EPCISQueryDocument, as soon as it is queryable: a WebSocket's feed."""
-        scope = event_scope(caller, "read")
+        scope = await self._scopes.event_scope(caller, "read")
         row = await self._named.get(name, caller.accounts)
-        query = await log_reader_query(row.query, self._expand)
+        query = await log_reader_query(row.query, self._expand, caller.accounts)
         if initial_record_time is not None:
             micros = to_micros(parse_timestamp(initial_record_time))
             cursor = await self._blocking.run(self._reader.position_before_record_time, micros)
@@ -269,9 +271,9 @@ class SubscriptionService:
             caller = await self._access.of_user(owner) if owner else None
             if caller is None:
                 raise _Stop("The subscriber no longer exists")
-            scope = event_scope(caller, "read")
+            scope = await self._scopes.event_scope(caller, "read")
             named = await self._named.get(str(record.get("query_name")), caller.accounts)
-            query = await log_reader_query(named.query, self._expand)
+            query = await log_reader_query(named.query, self._expand, caller.accounts)
         except (_Stop, Forbidden, NotFound, QueryParameterError) as exc:
             message = getattr(exc, "message", None) or str(exc)
             await self._blocking.run(self._stop, key, f"The subscription cannot run: {message}")

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from application.access.accountability import AccessService
-from application.access.event_scope import EventScope, event_scope
+from application.access.event_scope import EventScope, EventScopes
 from application.blocking import BlockingRunner, entered
 from application.epcis.delivery import (
     DeliverySettings,
@@ -112,11 +112,13 @@ class OutboundFlows:
         settings: DeliverySettings,
         expand: Expand,
         *,
+        scopes: EventScopes,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self._store = store
         self._expand = expand
+        self._scopes = scopes
         self._database = database
         self._reader = reader
         self._access = access
@@ -225,10 +227,6 @@ class OutboundFlows:
         named = await self._blocking.run(self._record, "epcis_queries", values.get("epcis_query"))
         if named is None:
             raise _Stop("The flow has no named query (epcis_query); set one and set active to true")
-        try:
-            query = await log_reader_query(named.get("query") or {}, self._expand)
-        except QueryParameterError as exc:
-            raise _Stop(f'Named query "{values.get("epcis_query")}" cannot run: {exc}') from exc
         # The flow sends what the last user who set it up may read: whoever points it
         # at a partner cannot send more than they could read themselves.
         owner = values.get("user_updated") or values.get("user_created")
@@ -239,7 +237,11 @@ class OutboundFlows:
                 " only events a user may read are sent"
             )
         try:
-            scope = event_scope(caller, "read")
+            query = await log_reader_query(named.get("query") or {}, self._expand, caller.accounts)
+        except QueryParameterError as exc:
+            raise _Stop(f'Named query "{values.get("epcis_query")}" cannot run: {exc}') from exc
+        try:
+            scope = await self._scopes.event_scope(caller, "read")
         except Forbidden as exc:
             raise _Stop(
                 f"The user who last changed the flow may not read EPCIS events: {exc.message}"
