@@ -118,9 +118,23 @@ class PermissionsRules(CollectionRules):
     item rule on epcis_event one that event queries can answer, its CURIEs bound) and its
     fields a list of names."""
 
-    def __init__(self, collections: Callable[[], Sequence[str]], scopes: EventScopes) -> None:
+    def __init__(
+        self, collections: Callable[[], Sequence[str]], scopes: EventScopes, access: AccessReader
+    ) -> None:
         self._collections = collections
         self._scopes = scopes
+        self._access = access
+
+    def before_update(self, keys: Sequence[Any], changes: Item) -> None:
+        """A rule changed on rows already on `epcis_event` is checked as a new one is."""
+        rule = changes.get("permissions")
+        if rule is None or "collection" in changes:
+            return  # `prepare` checked it against the collection it names
+        if EPCIS_EVENTS in self._access.permission_collections(keys).values():
+            try:
+                self._scopes.check_rule(rule)
+            except (QueryError, FieldForbidden, EventRuleError) as exc:
+                raise InvalidPayload(f'"permissions" is not a valid filter: {exc}') from exc
 
     def prepare(self, values: Item, *, creating: bool) -> Item:
         """Check the collection, the action, the rules, the presets and the fields."""

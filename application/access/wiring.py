@@ -99,7 +99,7 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
         "users": UsersRules(core.sessions, core.blocking, core.passwords),
         "roles": RolesRules(core.access_reader),
         "policies": PoliciesRules(),
-        "permissions": PermissionsRules(lambda: names, scopes),
+        "permissions": PermissionsRules(lambda: names, scopes, core.access_reader),
         "notifications": NotificationsRules(core.access_reader, core.blocking, outbox),
     }
     return AccessCapability(authenticator, user_flows, outbox, password_checks, rules)

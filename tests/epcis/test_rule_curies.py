@@ -123,3 +123,17 @@ async def test_a_rule_whose_prefix_becomes_ambiguous_denies_rather_than_widens(
     status, body = await call(client, "GET", "/v2/epcis/events", token=partner.token)
     assert status == 403, body
     assert "bound to more than one namespace" in body["detail"]
+
+
+async def test_a_rule_patched_onto_a_permission_on_events_is_checked_too(client: Client) -> None:
+    partner = await user_with(
+        client,
+        {"collection": "epcis_event", "action": "read", "permissions": {"bizStep": {"_eq": "x"}}},
+    )
+    [row] = await ok(client, "GET", "/permissions", params={"filter[policy][_eq]": partner.policy})
+    rule = {"bizStep": {"_eq": "zz:repack"}}
+    status, body = await call(client, "PATCH", f"/permissions/{row['id']}", {"permissions": rule})
+    assert (status, code(body)) == (400, "INVALID_PAYLOAD"), body
+    assert "zz:repack" in body["errors"][0]["message"]
+    stored = await ok(client, "GET", f"/permissions/{row['id']}")
+    assert stored["permissions"] == {"bizStep": {"_eq": "x"}}
