@@ -179,8 +179,8 @@ class EpcisEventsProjection(Projection):
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
         """Insert one `epcis_events` row and its index rows per captured event."""
         jobs = [e for e in events if isinstance(e.event, PREFIX_FOLLOWS)]
+        accounts = record_capture_accounts(conn, jobs) if jobs else {}
         if jobs:
-            record_capture_accounts(conn, jobs)
             events = [e for e in events if not isinstance(e.event, PREFIX_FOLLOWS)]
         events_rows: list[tuple[Any, ...]] = []
         epcs: list[tuple[Any, ...]] = []
@@ -253,4 +253,4 @@ class EpcisEventsProjection(Projection):
             "epcis_event_persistent_dispositions", ("position", "kind", "disposition"), persistent
         )
         insert_sensor_rows(conn, sensors)
-        record_prefixes(conn, events)
+        record_prefixes(conn, events, accounts)

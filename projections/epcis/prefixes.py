@@ -8,7 +8,7 @@ which the log holds before the job's events; the table of capture accounts keeps
 across batches.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.epcis.capture_job import CaptureJob
@@ -39,24 +39,24 @@ _MAX_LENGTH = 600
 Bindings = dict[str, set[str]]
 
 
-def record_capture_accounts(conn: Connection, jobs: Sequence[LoggedEvent]) -> None:
-    """Remember the account of each capture job that has one."""
+def record_capture_accounts(conn: Connection, jobs: Sequence[LoggedEvent]) -> dict[str, str]:
+    """Remember the account of each capture job that has one; the account of each job
+    (empty: none), for the events that follow in the same batch."""
     completed: list[Any] = [logged.event for logged in jobs]
-    rows = [
-        (job.capture_id, job.account)
-        for job in completed
-        if getattr(job, "account", None) is not None
-    ]
+    accounts = {job.capture_id: getattr(job, "account", None) or "" for job in completed}
     conn.executemany(
         "INSERT INTO epcis_capture_accounts (capture_id, account) VALUES (?, ?)"
         " ON CONFLICT DO NOTHING",
-        rows,
+        [(capture_id, account) for capture_id, account in accounts.items() if account],
     )
+    return accounts
 
 
-def record_prefixes(conn: Connection, events: Sequence[LoggedEvent]) -> None:
+def record_prefixes(
+    conn: Connection, events: Sequence[LoggedEvent], accounts: Mapping[str, str]
+) -> None:
     """Remember every binding the captured events' documents (and own contexts) made,
-    under the account that captured them."""
+    under the account that captured them (`accounts`: those of the batch's own jobs)."""
     found: dict[str, set[tuple[str, str]]] = {}
     for logged in events:
         captured: Any = logged.event
@@ -67,7 +67,10 @@ def record_prefixes(conn: Connection, events: Sequence[LoggedEvent]) -> None:
             )
     if not found:
         return
-    accounts = _capture_accounts(conn, sorted(found))
+    # A capture's job comes just before its events, mostly in the same batch: only a
+    # batch that starts amid a capture's events reads the job's account back.
+    missing = sorted(found.keys() - accounts.keys())
+    accounts = {**accounts, **_capture_accounts(conn, missing)} if missing else accounts
     bindings = {
         (prefix, namespace, accounts.get(capture_id, ""))
         for capture_id, pairs in found.items()

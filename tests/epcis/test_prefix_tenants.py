@@ -5,6 +5,7 @@ ambiguous."""
 
 import asyncio
 import uuid
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -12,9 +13,10 @@ import pytest
 from aiohttp import WSMsgType
 
 from application.runtime import Tracepoint
+from infrastructure.settings import Settings
 from tests.access.helpers import Client, MadeUser, call, ok, user_with
 from tests.access.test_permissions import event_ids
-from tests.conftest import AUTH
+from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import CONTEXT, document, object_event
 from tests.epcis.test_custom_vocabulary import EX, OTHER
 from tests.items.test_tenants import Tenants, settings, tenants  # noqa: F401 (fixtures)
@@ -139,3 +141,28 @@ async def test_a_tenants_stream_reads_its_named_querys_curies_by_its_own_binding
         assert [e["eventID"] for e in events["eventList"]] == [checked]
     finally:
         await socket.close()
+
+
+class TestRebuiltOneEventPerBatch:
+    """A rebuild whose batches split a capture's job from its events."""
+
+    @pytest.fixture
+    def settings(self, database_url: str, tmp_path: Path) -> Settings:
+        return make_settings(
+            database_url,
+            multi_tenant=True,
+            uploads_dir=str(tmp_path / "uploads"),
+            projection_batch_size=1,
+        )
+
+    async def test_each_tenant_keeps_its_own_bindings(
+        self,
+        tracepoint: Tracepoint,
+        client: Client,
+        tenants: Tenants,  # noqa: F811
+    ) -> None:
+        ours = await capture_as(tenants.a, client, "ex:checking", ex=EX)
+        theirs = await capture_as(tenants.b, client, "ex:checking", ex=OTHER)
+        await tracepoint.blocking.run(tracepoint.projections.rebuild)
+        assert await event_ids(client, tenants.a.token, EQ_bizStep="ex:checking") == [ours]
+        assert await event_ids(client, tenants.b.token, EQ_bizStep="ex:checking") == [theirs]
