@@ -66,7 +66,7 @@ class EventScopes:
         bind two ways: what it means must be known when it is written. (A rule may serve
         callers of several accounts; each reads it by its own account's bindings.)
         Blocks on the database."""
-        parsed = parse_filter(rule)
+        parsed = _resolved(rule, None)
         per_account = self._prefixes.bound_per_account(rule_prefixes(parsed))
         bound = PrefixBindings(
             {p: ns for b in per_account for p, ns in b.namespaces.items()},
