@@ -5,12 +5,14 @@ ambiguous."""
 
 import asyncio
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from aiohttp import WSMsgType
+from aiohttp import ClientWebSocketResponse, WSMsgType
 
 from application.runtime import Tracepoint
 from infrastructure.settings import Settings
@@ -111,6 +113,42 @@ async def test_a_rule_whose_prefix_one_account_binds_two_ways_is_refused(
     assert "bound to more than one namespace" in body["errors"][0]["message"]
 
 
+@asynccontextmanager
+async def listening_stream(
+    tracepoint: Tracepoint,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    user: MadeUser,
+    name: str,
+) -> AsyncIterator[ClientWebSocketResponse]:
+    """`user`'s WebSocket on the named query `name`, once it waits for new events."""
+    listening = asyncio.Event()
+    next_change = tracepoint.follower.next_change
+
+    async def noted(seconds: float, every: float = 0.05) -> None:
+        listening.set()
+        await next_change(seconds, every)
+
+    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
+    headers = {"Authorization": f"Bearer {user.token}"}
+    socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=headers)
+    try:
+        await asyncio.wait_for(listening.wait(), 30)
+        yield socket
+    finally:
+        await socket.close()
+
+
+async def next_streamed(socket: ClientWebSocketResponse) -> list[dict[str, Any]]:
+    """The events of the next document the stream sends."""
+    message = await socket.receive(timeout=30)
+    assert message.type == WSMsgType.TEXT, message
+    events: list[dict[str, Any]] = orjson.loads(message.data)["epcisBody"]["queryResults"][
+        "resultsBody"
+    ]["eventList"]
+    return events
+
+
 async def test_a_tenants_stream_reads_its_named_querys_curies_by_its_own_bindings(
     tracepoint: Tracepoint,
     client: Client,
@@ -122,25 +160,9 @@ async def test_a_tenants_stream_reads_its_named_querys_curies_by_its_own_binding
     name = f"checks-{uuid.uuid4().hex}"
     body = {"name": name, "query": {"EQ_bizStep": ["ex:checking"]}}
     assert (await call(client, "POST", "/v2/epcis/queries", body, token=tenants.a.token))[0] == 201
-    listening = asyncio.Event()
-    next_change = tracepoint.follower.next_change
-
-    async def noted(seconds: float, every: float = 0.05) -> None:
-        listening.set()
-        await next_change(seconds, every)
-
-    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
-    headers = {"Authorization": f"Bearer {tenants.a.token}"}
-    socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=headers)
-    try:
-        await asyncio.wait_for(listening.wait(), 30)
+    async with listening_stream(tracepoint, client, monkeypatch, tenants.a, name) as socket:
         checked = await capture_as(tenants.a, client, "ex:checking", ex=EX)
-        message = await socket.receive(timeout=30)
-        assert message.type == WSMsgType.TEXT, message
-        events = orjson.loads(message.data)["epcisBody"]["queryResults"]["resultsBody"]
-        assert [e["eventID"] for e in events["eventList"]] == [checked]
-    finally:
-        await socket.close()
+        assert [e["eventID"] for e in await next_streamed(socket)] == [checked]
 
 
 class TestRebuiltOneEventPerBatch:
