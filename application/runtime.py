@@ -138,7 +138,7 @@ class Tracepoint:
         bulk: dict[str, BulkItems] = {}
         self.items: ItemsCapability = build_items(core, rules, bulk, admin_guard(core).check)
         self.epcis: EpcisCapability = build_epcis(core, self.items.service)
-        self.access: AccessCapability = build_access(core, self.items.service)
+        self.access: AccessCapability = build_access(core, self.items.service, self.epcis.scopes)
         self.codes: CodesCapability = build_codes(core, self.items.service, self.items.files)
         self.flows: FlowsCapability = build_flows(core, self.items.service, self.epcis)
         for capability in (self.items, self.epcis, self.access, self.codes, self.flows):

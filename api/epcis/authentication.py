@@ -8,7 +8,6 @@ from api.epcis.errors import InvalidStaticToken
 from api.families import EPCIS_PREFIX, is_epcis
 from api.keys import ACCOUNTABILITY, EVENT_SCOPE, service
 from api.platform_requests import client_ip, with_agent
-from application.access.event_scope import request_scope
 from application.errors import Forbidden, PlatformError
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -49,7 +48,7 @@ async def epcis_authentication(request: web.Request, handler: Handler) -> web.St
     except PlatformError as exc:
         raise InvalidStaticToken("The token is not a valid static token") from exc
     try:
-        request[EVENT_SCOPE] = request_scope(caller, _action(request))
+        request[EVENT_SCOPE] = await tracepoint.epcis.scopes.request_scope(caller, _action(request))
     except Forbidden:
         if request.method != "OPTIONS":
             raise

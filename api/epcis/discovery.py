@@ -9,7 +9,8 @@ from aiohttp import hdrs, web
 
 from api.epcis.negotiation import VERSION
 from api.families import is_epcis
-from api.keys import event_scope, service
+from api.keys import caller, event_scope, service
+from application.access.event_scope import reads_by_rule
 from domain.epcis.cbv_format import CbvXmlFormat
 from domain.epcis.epc_format import EpcFormat
 
@@ -59,9 +60,10 @@ async def discovery_headers(request: web.Request, allowed: set[str]) -> dict[str
         "GS1-Vendor-Version": vendor_version(),
     }
     # The namespaces of captured documents name the parties that use the repository:
-    # only a caller who may read every event learns them.
-    if event_scope(request) is None:
-        known = await service(request).epcis.prefixes.known()
+    # only a caller who may read every event of its accounts learns those they bound.
+    who = caller(request)
+    if event_scope(request) is None or (event_scope(request) and not reads_by_rule(who)):
+        known = await service(request).epcis.prefixes.known(who.accounts)
         if known:
             headers["GS1-Extensions"] = ", ".join(f"{p}={ns}" for p, ns in known.items())
     return headers

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from application.access.event_scope import EPCIS_EVENTS, rule_scope
+from application.access.event_scope import EPCIS_EVENTS, EventScopes
 from application.access.outbox import Outbox
 from application.blocking import BlockingRunner
 from application.errors import InvalidPayload
@@ -115,11 +115,26 @@ def _valid_ip_entry(entry: str) -> bool:
 
 class PermissionsRules(CollectionRules):
     """A permission names a known collection and action; its rules must be filters (an
-    item rule on epcis_event one that event queries can answer) and its fields a list
-    of names."""
+    item rule on epcis_event one that event queries can answer, its CURIEs bound) and its
+    fields a list of names."""
 
-    def __init__(self, collections: Callable[[], Sequence[str]]) -> None:
+    def __init__(
+        self, collections: Callable[[], Sequence[str]], scopes: EventScopes, access: AccessReader
+    ) -> None:
         self._collections = collections
+        self._scopes = scopes
+        self._access = access
+
+    def before_update(self, keys: Sequence[Any], changes: Item) -> None:
+        """A rule changed on rows already on `epcis_event` is checked as a new one is."""
+        rule = changes.get("permissions")
+        if rule is None or "collection" in changes:
+            return  # `prepare` checked it against the collection it names
+        if EPCIS_EVENTS in self._access.permission_collections(keys).values():
+            try:
+                self._scopes.check_rule(rule)
+            except (QueryError, FieldForbidden, EventRuleError) as exc:
+                raise InvalidPayload(f'"permissions" is not a valid filter: {exc}') from exc
 
     def prepare(self, values: Item, *, creating: bool) -> Item:
         """Check the collection, the action, the rules, the presets and the fields."""
@@ -135,7 +150,7 @@ class PermissionsRules(CollectionRules):
             try:
                 parse_filter(rule)
                 if name == "permissions" and collection == EPCIS_EVENTS:
-                    rule_scope(rule)
+                    self._scopes.check_rule(rule)
             except (QueryError, FieldForbidden, EventRuleError) as exc:
                 raise InvalidPayload(f'"{name}" is not a valid filter: {exc}') from exc
         if values.get("presets") is not None and not isinstance(values["presets"], dict):

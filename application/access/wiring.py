@@ -8,6 +8,7 @@ from application.access.account_status import AccountStatus
 from application.access.accountability import AccessService
 from application.access.admin_guard import AdminGuard
 from application.access.authentication import Authenticator, TokenLifetimes
+from application.access.event_scope import EventScopes
 from application.access.outbox import Outbox
 from application.access.system_collections import (
     EXTRA_PERMISSION_COLLECTIONS,
@@ -45,9 +46,9 @@ def admin_guard(core: Core) -> AdminGuard:
     return AdminGuard(core.access_reader)
 
 
-def build_access(core: Core, items: ItemsService) -> AccessCapability:
+def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> AccessCapability:
     """Sign-in, the flows that reach users by e-mail, and the rules of the access-control
-    collections."""
+    collections (`scopes` reads the CURIEs of rules on EPCIS events)."""
     settings = core.settings
     outbox = Outbox(_mailer(settings))
     tokens = AccessTokens(core.secret.encode())
@@ -98,7 +99,7 @@ def build_access(core: Core, items: ItemsService) -> AccessCapability:
         "users": UsersRules(core.sessions, core.blocking, core.passwords),
         "roles": RolesRules(core.access_reader),
         "policies": PoliciesRules(),
-        "permissions": PermissionsRules(lambda: names),
+        "permissions": PermissionsRules(lambda: names, scopes, core.access_reader),
         "notifications": NotificationsRules(core.access_reader, core.blocking, outbox),
     }
     return AccessCapability(authenticator, user_flows, outbox, password_checks, rules)

@@ -152,14 +152,14 @@ class EventQueryService:
         prefixes: Mapping[str, str] | None = None,
     ) -> EventQuery:
         """The query `params` state, as every reader of events runs it for a reader
-        whose events are `scope`: CURIEs read by `prefixes`, else by the captured
-        documents' bindings, WD_ widened to the sub-locations, and master data (WD_,
-        HASATTR_, EQ_ATTR_) read from the accounts the scope keeps to.
+        whose events are `scope`: CURIEs read by `prefixes`, else by the bindings of the
+        documents the scope's accounts captured, WD_ widened to the sub-locations, and
+        master data (WD_, HASATTR_, EQ_ATTR_) read from the scope's accounts.
         Raises QueryParameterError."""
+        accounts = scope_accounts(scope)
         if self._prefixes is not None:
-            params = await self._prefixes.expanded(params, prefixes or {})
+            params = await self._prefixes.expanded(params, prefixes or {}, accounts)
         query = parse_event_query(params)
-        accounts = _scope_accounts(scope)
         if accounts is not None:
             query = dataclasses.replace(query, master_data_accounts=accounts)
         return await self.with_sub_locations(query)
@@ -187,7 +187,7 @@ class EventQueryService:
         return tuple(glob for place in sorted(below) for glob in place_tree(place))
 
 
-def _scope_accounts(scope: EventScope) -> tuple[str, ...] | None:
+def scope_accounts(scope: EventScope) -> tuple[str, ...] | None:
     """The accounts a tenant's scope limits it to (None: no account limit)."""
     if scope is None or any(query.capture_accounts is None for query in scope):
         return None

@@ -1,10 +1,11 @@
 """How a query's CURIEs are read: by its own bindings, else by those the captured
-documents agree on; a prefix they bind to several namespaces is refused, not guessed."""
+documents of the caller's accounts agree on; a prefix they bind to several namespaces is
+refused, not guessed. Queries and partner read rules read CURIEs this one way."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from application.blocking import BlockingRunner
-from domain.epcis.query_curies import expand_query, query_prefixes
+from domain.epcis.query_curies import PrefixBindings, expand_query, query_prefixes
 from projections.epcis.prefixes import PrefixReader
 
 
@@ -16,23 +17,45 @@ class QueryPrefixes:
         self._blocking = blocking
 
     async def expanded(
-        self, params: Mapping[str, Sequence[str]], given: Mapping[str, str]
+        self,
+        params: Mapping[str, Sequence[str]],
+        given: Mapping[str, str],
+        accounts: Sequence[str] | None = None,
     ) -> Mapping[str, Sequence[str]]:
-        """`params` with their CURIEs expanded, `given` binding before the captured
-        documents do. Raises QueryParameterError for an ambiguous prefix."""
+        """`params` with their CURIEs expanded, `given` binding before the documents the
+        `accounts` captured (None: any account) do. Raises QueryParameterError for an
+        ambiguous prefix."""
         used = query_prefixes(params)
         if not used:
             return params
-        # No stored document binds a prefix holding NUL (storing refuses NUL), and
-        # PostgreSQL text cannot hold one: such a prefix is left as written.
-        wanted = sorted(p for p in used - given.keys() if "\x00" not in p)
-        found = await self._blocking.run(self._reader.bindings, wanted) if wanted else {}
-        agreed = {prefix: next(iter(ns)) for prefix, ns in found.items() if len(ns) == 1}
-        ambiguous = {prefix for prefix, ns in found.items() if len(ns) > 1}
-        return expand_query(params, {**agreed, **given}, ambiguous)
+        wanted = sorted(used - given.keys())
+        found = (
+            await self._blocking.run(self.bound, wanted, accounts) if wanted else PrefixBindings()
+        )
+        return expand_query(params, {**found.namespaces, **given}, found.ambiguous)
 
-    async def known(self) -> dict[str, str]:
-        """The prefixes captured documents bound, each to one namespace (a prefix bound
-        to several means nothing of its own), by prefix."""
-        found = await self._blocking.run(self._reader.all_bindings)
-        return {prefix: next(iter(ns)) for prefix, ns in sorted(found.items()) if len(ns) == 1}
+    def bound(self, prefixes: Collection[str], accounts: Sequence[str] | None) -> PrefixBindings:
+        """What the documents the `accounts` captured (None: any account) bound each of
+        `prefixes` to: one namespace, or several (ambiguous). Blocks: run it off the loop."""
+        prefixes = _stored_kind(prefixes)
+        found = self._reader.bindings(sorted(prefixes), accounts) if prefixes else {}
+        return PrefixBindings.of(found)
+
+    def bound_per_account(self, prefixes: Collection[str]) -> list[PrefixBindings]:
+        """What the documents of each account bound each of `prefixes` to, one entry per
+        account that bound any. Blocks: run it off the loop."""
+        prefixes = _stored_kind(prefixes)
+        found = self._reader.bindings_per_account(sorted(prefixes)) if prefixes else {}
+        return [PrefixBindings.of(bindings) for _, bindings in sorted(found.items())]
+
+    async def known(self, accounts: Sequence[str] | None) -> dict[str, str]:
+        """The prefixes the documents the `accounts` captured (None: any account) bound,
+        each to one namespace (a prefix bound to several means nothing of its own)."""
+        found = await self._blocking.run(self._reader.all_bindings, accounts)
+        return dict(sorted(PrefixBindings.of(found).namespaces.items()))
+
+
+def _stored_kind(prefixes: Collection[str]) -> set[str]:
+    """The prefixes a stored document may bind: none holds NUL (storing refuses NUL, and
+    PostgreSQL text cannot hold one), so such a prefix is left as written."""
+    return {prefix for prefix in prefixes if "\x00" not in prefix}

@@ -21,7 +21,7 @@ from typing import Any
 from apscheduler.triggers.cron import CronTrigger
 
 from application.access.accountability import AccessService
-from application.access.event_scope import EventScope, event_scope
+from application.access.event_scope import EventScope, EventScopes
 from application.blocking import BlockingRunner, entered
 from application.epcis.delivery import (
     DeliverySettings,
@@ -94,6 +94,7 @@ class SubscriptionService:
         collection: Collection,
         formats: EpcFormatService,
         *,
+        scopes: EventScopes,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
     ) -> None:
@@ -101,6 +102,7 @@ class SubscriptionService:
         self._subscriptions = SubscriptionReader(database, collection)
         self._expand = expand
         self._formats = formats
+        self._scopes = scopes
         self._database = database
         self._reader = reader
         self._named = named_queries
@@ -131,7 +133,7 @@ class SubscriptionService:
     ) -> dict[str, Any]:
         """A new webhook subscription to a named query the caller can see, delivering
         EPCs in `epc_format`; raises Forbidden, NotFound or SubscriptionControlsError."""
-        event_scope(caller, "read")
+        await self._scopes.event_scope(caller, "read")
         await self._named.event_query(name, caller.accounts)
         if request.schedule is not None:
             _trigger(request.schedule)
@@ -257,7 +259,7 @@ class SubscriptionService:
         """Each newly captured event the named query selects (and the caller may read),
         as an EPCISQueryDocument with its EPCs in `epc_format`, as soon as it is
         queryable: a WebSocket's feed."""
-        scope = event_scope(caller, "read")
+        scope = await self._scopes.event_scope(caller, "read")
         row = await self._named.get(name, caller.accounts)
         query = await log_reader_query(row.query, scope, self._expand)
         if initial_record_time is not None:
@@ -286,7 +288,7 @@ class SubscriptionService:
             caller = await self._access.of_user(owner) if owner else None
             if caller is None:
                 raise _Stop("The subscriber no longer exists")
-            scope = event_scope(caller, "read")
+            scope = await self._scopes.event_scope(caller, "read")
             named = await self._named.get(str(record.get("query_name")), caller.accounts)
             query = await log_reader_query(named.query, scope, self._expand)
         except (_Stop, Forbidden, NotFound, QueryParameterError) as exc:

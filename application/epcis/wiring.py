@@ -4,6 +4,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from application.access.accountability import AccessService
+from application.access.event_scope import EventScopes
 from application.core import Core
 from application.epcis.analysis import EventAnalyser
 from application.epcis.capture import CaptureService
@@ -54,6 +55,8 @@ class EpcisCapability:
     epc_formats: EpcFormatService
     prefixes: QueryPrefixes
     event_capture: EventCaptureService
+    #: The events each caller may read, its rule's CURIEs read as its queries' are.
+    scopes: EventScopes
 
 
 def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
@@ -76,6 +79,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
     event_reader = EpcisEventReader(core.database)
     tokens = PageTokens(core.secret.encode())
     prefixes = QueryPrefixes(PrefixReader(core.database), core.blocking)
+    scopes = EventScopes(prefixes, core.blocking)
     events = EventQueryService(
         event_reader,
         tokens,
@@ -108,6 +112,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         events.parsed,
         core.schema["epcis_subscription"],
         epc_formats,
+        scopes=scopes,
     )
     core.background.every("subscriptions", settings.flow_poll_interval, subscriptions.deliver_due)
     return EpcisCapability(
@@ -125,4 +130,5 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         epc_formats,
         prefixes,
         EventCaptureService(capture),
+        scopes,
     )

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from application.access.accountability import AccessService
-from application.access.event_scope import EventScope, event_scope
+from application.access.event_scope import EventScope, EventScopes
 from application.blocking import BlockingRunner, entered
 from application.epcis.delivery import (
     DeliverySettings,
@@ -112,11 +112,13 @@ class OutboundFlows:
         settings: DeliverySettings,
         expand: Expand,
         *,
+        scopes: EventScopes,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self._store = store
         self._expand = expand
+        self._scopes = scopes
         self._database = database
         self._reader = reader
         self._access = access
@@ -235,7 +237,7 @@ class OutboundFlows:
                 " only events a user may read are sent"
             )
         try:
-            scope = event_scope(caller, "read")
+            scope = await self._scopes.event_scope(caller, "read")
         except Forbidden as exc:
             raise _Stop(
                 f"The user who last changed the flow may not read EPCIS events: {exc.message}"

@@ -38,6 +38,7 @@ def build_flows(core: Core, items: ItemsService, epcis: EpcisCapability) -> Flow
         core.blocking,
         DeliverySettings(batch_size=settings.flow_batch_size),
         epcis.events.parsed,
+        scopes=epcis.scopes,
     )
     core.background.every("flows", settings.flow_poll_interval, outbound.run_due)
 

@@ -4,6 +4,9 @@ A rule is a Directus filter over the fields of an event; it is answered by the E
 event queries the repository already evaluates, so a partner's rule applies with the
 same EPC, CBV and time semantics as their own queries, on every page. A rule becomes a
 disjunction of queries: the events it allows are those that match any of them.
+
+A rule has no `@context`: its CURIEs (in values and in extension field names) are read
+by bindings the caller's captured documents made, exactly as a query's are.
 """
 
 import dataclasses
@@ -12,7 +15,9 @@ from itertools import product
 from typing import Any
 
 from domain.collections.filters import And, Condition, Filter, Or, Related
+from domain.epcis.curies import STANDARD_PREFIXES, curie_prefix
 from domain.epcis.event_query import EventQuery, QueryParameterError, parse_event_query
+from domain.epcis.query_curies import PrefixBindings, expand_query, named_iris, query_prefixes
 
 #: Event fields a rule may test with `_eq` / `_in`, and the query parameter of each.
 #: EPC fields take exact EPCs and patterns (`urn:epc:idpat:sgtin:4012345.*.*`, or a URI
@@ -58,15 +63,45 @@ class EventRuleError(ValueError):
     """A rule that cannot be turned into event queries; the message says why."""
 
 
-def allowed_queries(rule: Filter) -> tuple[EventQuery, ...]:
-    """The event queries whose union is what `rule` allows (variables already resolved)."""
+def allowed_queries(rule: Filter, bindings: PrefixBindings | None = None) -> tuple[EventQuery, ...]:
+    """The event queries whose union is what `rule` allows (variables already resolved),
+    its CURIEs read by `bindings`; EventRuleError for one whose prefix is ambiguous."""
+    bindings = bindings or PrefixBindings()
     queries = []
     for parameters in _alternatives(rule):
+        for _, text in named_iris(parameters):
+            prefix = curie_prefix(text)
+            if prefix in bindings.ambiguous:
+                raise EventRuleError(
+                    f"{text}: the prefix {prefix!r} is bound to more than one namespace by"
+                    " the captured documents; write the full IRI"
+                )
         try:
+            if bindings.namespaces:
+                parameters = expand_query(parameters, bindings.namespaces)
             queries.append(parse_event_query(parameters))
         except QueryParameterError as exc:
             raise EventRuleError(str(exc)) from exc
     return tuple(queries)
+
+
+def rule_prefixes(rule: Filter) -> set[str]:
+    """The prefixes of the CURIEs `rule` names, as values or as extension fields."""
+    return {prefix for parameters in _alternatives(rule) for prefix in query_prefixes(parameters)}
+
+
+def unbound_curies(rule: Filter, bindings: PrefixBindings) -> list[str]:
+    """The CURIEs of `rule` whose prefix `bindings` leave unbound (the EPCIS context's
+    own prefixes are bound everywhere)."""
+    known = bindings.namespaces.keys() | bindings.ambiguous | STANDARD_PREFIXES
+    return sorted(
+        {
+            text
+            for parameters in _alternatives(rule)
+            for _, text in named_iris(parameters)
+            if (prefix := curie_prefix(text)) is not None and prefix not in known
+        }
+    )
 
 
 def _alternatives(node: Filter) -> list[Parameters]:

@@ -6,7 +6,8 @@ Where the prefix is bound comes from outside: the query's own bindings (the
 agree on. A prefix the captured documents bind to several namespaces is ambiguous.
 """
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence, Set
+from dataclasses import dataclass, field
 
 from domain.epcis.curies import curie_prefix, expand_curie
 from domain.epcis.event_query import CLASS_ROLES, EPC_ROLES, QueryParameterError, split_values
@@ -34,9 +35,26 @@ IRI_PARAMETERS = frozenset(
 TYPED_PARAMETERS = ("EQ_bizTransaction_", "EQ_source_", "EQ_destination_")
 
 
+@dataclass(frozen=True)
+class PrefixBindings:
+    """What captured documents bound some prefixes to: the prefixes bound to one
+    namespace, with it, and those bound to several (ambiguous: they mean nothing)."""
+
+    namespaces: dict[str, str] = field(default_factory=dict)
+    ambiguous: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, found: Mapping[str, Set[str]]) -> "PrefixBindings":
+        """The bindings of what a look-up `found`: each prefix and its namespaces."""
+        return cls(
+            {prefix: next(iter(ns)) for prefix, ns in found.items() if len(ns) == 1},
+            frozenset(prefix for prefix, ns in found.items() if len(ns) > 1),
+        )
+
+
 def query_prefixes(params: Mapping[str, Sequence[str]]) -> set[str]:
     """The prefixes of the CURIEs among the IRIs the parameters name."""
-    return {prefix for _, text in _iris(params) if (prefix := curie_prefix(text)) is not None}
+    return {prefix for _, text in named_iris(params) if (prefix := curie_prefix(text)) is not None}
 
 
 def expand_query(
@@ -48,7 +66,7 @@ def expand_query(
 
     Raises QueryParameterError for a CURIE whose prefix is one of `ambiguous`.
     """
-    for name, text in _iris(params):
+    for name, text in named_iris(params):
         if curie_prefix(text) in ambiguous:
             raise QueryParameterError(
                 f"{name}: the prefix of {text!r} is bound to more than one namespace by the "
@@ -97,7 +115,7 @@ def extension_prefixes(header: str) -> dict[str, str]:
     return bindings
 
 
-def _iris(params: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str]]:
+def named_iris(params: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str]]:
     """Each parameter that names IRIs, with each IRI it names (a type in its name too)."""
     for name, values in params.items():
         field = field_parameter(name)

@@ -1,5 +1,6 @@
 """Lookups that authentication and permission checks make in the access-control tables."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -7,7 +8,7 @@ import orjson
 
 from domain.access.collections import normalise_email
 from domain.access.policies import PermissionRule, PolicyGrant
-from infrastructure.database import Connection, Database
+from infrastructure.database import Connection, Database, in_list
 
 #: Roles nest; a longer chain than this is a cycle someone wrote, not a hierarchy.
 MAX_ROLE_DEPTH = 32
@@ -95,6 +96,16 @@ class AccessReader:
                 rows = conn.fetchall(f'SELECT {select} FROM "{name}"')
                 tables[name] = {row[0]: dict(zip(names, row, strict=True)) for row in rows}
         return tables
+
+    def permission_collections(self, ids: Sequence[Any]) -> dict[Any, str]:
+        """The collection each of the permission rows `ids` names, by id."""
+        params: list[Any] = []
+        where = in_list("id", list(ids), params)
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(
+                f'SELECT id, "collection" FROM "permissions" WHERE {where}', params
+            )
+        return {row[0]: row[1] for row in rows}
 
     def role_chain(self, role: str | None) -> tuple[str, ...]:
         """The role and its ancestors, nearest first."""

@@ -10,9 +10,10 @@ from domain.epcis.index_terms import EventTerms, event_terms
 from domain.epcis.timestamps import timestamp_micros
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
+from projections.epcis.prefixes import FOLLOWS as PREFIX_FOLLOWS
 from projections.epcis.prefixes import SCHEMA as PREFIX_SCHEMA
 from projections.epcis.prefixes import TABLES as PREFIX_TABLES
-from projections.epcis.prefixes import record_prefixes
+from projections.epcis.prefixes import record_capture_accounts, record_prefixes
 from projections.epcis.sensors import SCHEMA as SENSOR_SCHEMA
 from projections.epcis.sensors import TABLES as SENSOR_TABLES
 from projections.epcis.sensors import insert_sensor_rows
@@ -173,12 +174,16 @@ class EpcisEventsProjection(Projection):
     and its index terms into the query tables."""
 
     name = "epcis_events"
-    follows = (CapturedEvent.Captured, CapturedEvent.AlsoCaptured)
+    follows = (CapturedEvent.Captured, CapturedEvent.AlsoCaptured, *PREFIX_FOLLOWS)
     schema = SCHEMA
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
         """Insert one `epcis_events` row and its index rows per captured event."""
+        jobs = [e for e in events if isinstance(e.event, PREFIX_FOLLOWS)]
+        accounts = record_capture_accounts(conn, jobs) if jobs else {}
+        if jobs:
+            events = [e for e in events if not isinstance(e.event, PREFIX_FOLLOWS)]
         events_rows: list[tuple[Any, ...]] = []
         epcs: list[tuple[Any, ...]] = []
         quantities: list[tuple[Any, ...]] = []
@@ -250,4 +255,4 @@ class EpcisEventsProjection(Projection):
             "epcis_event_persistent_dispositions", ("position", "kind", "disposition"), persistent
         )
         insert_sensor_rows(conn, sensors)
-        record_prefixes(conn, events)
+        record_prefixes(conn, events, accounts)

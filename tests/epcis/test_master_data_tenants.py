@@ -4,10 +4,14 @@ caller's account: what its users captured and its own locations, organisations, 
 import uuid
 from typing import Any
 
+import pytest
+
+from application.runtime import Tracepoint
 from tests.access.helpers import Client, call, ok
 from tests.conftest import NEVER_TRANSLATES
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_master_data import SITE, SITE_ELEMENT, with_master_data
+from tests.epcis.test_prefix_tenants import listening_stream, next_streamed
 from tests.items.test_tenants import Tenants, settings, tenants  # noqa: F401 (fixtures)
 
 QUERY = {"queryType": "SimpleMasterDataQuery", "includeAttributes": True, "includeChildren": True}
@@ -103,3 +107,25 @@ async def test_a_tenants_events_are_not_found_through_another_tenants_master_dat
             for e in body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
         ]
         assert found == ([SITE] if "WD_bizLocation" in params else []), params
+
+
+async def test_a_tenants_stream_reads_only_its_own_accounts_master_data(
+    tracepoint: Tracepoint,
+    client: Client,
+    tenants: Tenants,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hierarchy = with_master_data(document(), SITE_ELEMENT)
+    assert (await call(client, "POST", "/v2/epcis/capture", hierarchy, token=tenants.a.token))[
+        0
+    ] == 201
+    name = f"site-{uuid.uuid4().hex}"
+    body = {"name": name, "query": {"WD_bizLocation": [SITE]}}
+    assert (await call(client, "POST", "/v2/epcis/queries", body, token=tenants.b.token))[0] == 201
+    async with listening_stream(tracepoint, client, monkeypatch, tenants.b, name) as socket:
+        for place in (SITE_ELEMENT["children"][0], SITE):
+            doc = document(object_event(bizLocation={"id": place}))
+            status, _ = await call(client, "POST", "/v2/epcis/capture", doc, token=tenants.b.token)
+            assert status == 201
+        # The room below the site is below it only in the other account's master data.
+        assert [e["bizLocation"]["id"] for e in await next_streamed(socket)] == [SITE]

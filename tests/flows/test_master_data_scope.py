@@ -2,20 +2,18 @@
 WD_bizLocation, HASATTR_, EQ_ATTR_) as their owner's `/events` does: in a multi-tenant
 installation, only the owner's accounts' master data, never another tenant's."""
 
-import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-import orjson
 import pytest
-from aiohttp import WSMsgType
 
 from application.runtime import Tracepoint
 from domain.gs1 import canonical_epc
 from tests.access.helpers import Client, call
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_master_data import SHELF, SITE, STORE_ROOM
+from tests.epcis.test_prefix_tenants import listening_stream, next_streamed
 from tests.flows.helpers import flow_to, run
 from tests.flows.partner import Partner, running_partner
 from tests.items.test_tenants import Tenants, settings, tenants  # noqa: F401 (fixtures)
@@ -132,25 +130,9 @@ async def test_a_websocket_reads_only_its_owners_master_data(
     expected: str,
 ) -> None:
     name = await named_query(client, query, tenants.a.token)
-    # Once the stream has fixed where it starts, every capture is new to it.
-    listening = asyncio.Event()
-    next_change = tracepoint.follower.next_change
-
-    async def noted(seconds: float, every: float = 0.05) -> None:
-        listening.set()
-        await next_change(seconds, every)
-
-    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
-    headers = {"Authorization": f"Bearer {tenants.a.token}"}
-    socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=headers)
-    try:
-        await asyncio.wait_for(listening.wait(), 30)
+    async with listening_stream(tracepoint, client, monkeypatch, tenants.a, name) as socket:
         # The places another tenant's master data would add are captured first: they
         # would be the first document sent.
         await capture_places(client, tenants.a.token, expected)
-        message = await socket.receive(timeout=30)
-    finally:
-        await socket.close()
-    assert message.type == WSMsgType.TEXT, message
-    results = orjson.loads(message.data)["epcisBody"]["queryResults"]["resultsBody"]
-    assert [e["bizLocation"]["id"] for e in results["eventList"]] == [canonical_epc(expected)]
+        streamed = await next_streamed(socket)
+    assert [e["bizLocation"]["id"] for e in streamed] == [expected]

@@ -4,7 +4,13 @@ import pytest
 
 from domain.collections.filters import parse_filter
 from domain.epcis.event_query import parse_event_query
-from domain.epcis.event_rules import EventRuleError, allowed_queries
+from domain.epcis.event_rules import (
+    EventRuleError,
+    allowed_queries,
+    rule_prefixes,
+    unbound_curies,
+)
+from domain.epcis.query_curies import PrefixBindings
 
 SGLN = "urn:epc:id:sgln:4012345.00001.0"
 
@@ -82,3 +88,35 @@ def test_time_fields_take_lower_and_upper_bounds() -> None:
 def test_a_rule_events_cannot_answer_is_refused_with_the_reason(rule: object, reason: str) -> None:
     with pytest.raises(EventRuleError, match=reason):
         queries(rule)
+
+
+EX = "https://vocabulary.example.com/"
+BOUND = PrefixBindings({"ex": EX})
+
+
+def test_a_curie_value_is_read_by_the_bindings_given() -> None:
+    rule = parse_filter({"bizStep": {"_eq": "ex:repack"}})
+    assert allowed_queries(rule, BOUND) == (parse_event_query({"EQ_bizStep": [EX + "repack"]}),)
+
+
+def test_a_curie_field_name_is_read_by_the_bindings_given() -> None:
+    rule = parse_filter({"ilmd": {"ex:lot": {"_eq": "L1"}}})
+    assert allowed_queries(rule, BOUND) == (parse_event_query({f"EQ_ILMD_{EX}lot": ["L1"]}),)
+
+
+def test_a_curie_whose_prefix_is_bound_two_ways_is_an_error() -> None:
+    rule = parse_filter({"bizStep": {"_eq": "ex:repack"}})
+    with pytest.raises(EventRuleError, match="more than one namespace"):
+        allowed_queries(rule, PrefixBindings(ambiguous=frozenset({"ex"})))
+
+
+def test_the_prefixes_of_a_rule_are_those_of_its_curie_values_and_fields() -> None:
+    rule = parse_filter(
+        {"_or": [{"bizStep": {"_eq": "ex:repack"}}, {"ilmd": {"lot:id": {"_nnull": True}}}]}
+    )
+    assert rule_prefixes(rule) == {"ex", "lot"}
+
+
+def test_unbound_curies_leave_out_the_epcis_contexts_own_prefixes() -> None:
+    rule = parse_filter({"bizStep": {"_in": ["ex:repack", "zz:pack", "cbv:BizStep-packing"]}})
+    assert unbound_curies(rule, BOUND) == ["zz:pack"]
