@@ -10,8 +10,8 @@ from application.runtime import Tracepoint
 from tests.access.helpers import Client, call, ok
 from tests.conftest import NEVER_TRANSLATES
 from tests.epcis.documents import document, object_event
+from tests.epcis.streams import as_captured_for, listening_stream, next_streamed
 from tests.epcis.test_master_data import SITE, SITE_ELEMENT, with_master_data
-from tests.epcis.test_prefix_tenants import listening_stream, next_streamed
 from tests.items.test_tenants import Tenants, settings, tenants  # noqa: F401 (fixtures)
 
 QUERY = {"queryType": "SimpleMasterDataQuery", "includeAttributes": True, "includeChildren": True}
@@ -122,7 +122,9 @@ async def test_a_tenants_stream_reads_only_its_own_accounts_master_data(
     name = f"site-{uuid.uuid4().hex}"
     body = {"name": name, "query": {"WD_bizLocation": [SITE]}}
     assert (await call(client, "POST", "/v2/epcis/queries", body, token=tenants.b.token))[0] == 201
-    async with listening_stream(tracepoint, client, monkeypatch, tenants.b, name) as socket:
+    async with listening_stream(
+        tracepoint, client, monkeypatch, name, as_captured_for(tenants.b.token)
+    ) as socket:
         for place in (SITE_ELEMENT["children"][0], SITE):
             doc = document(object_event(bizLocation={"id": place}))
             status, _ = await call(client, "POST", "/v2/epcis/capture", doc, token=tenants.b.token)

@@ -3,23 +3,19 @@ account alone: a tenant's CURIEs, in queries, read rules and discovery, are read
 own bindings, and another tenant's documents neither give them meaning nor make them
 ambiguous."""
 
-import asyncio
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
-from aiohttp import ClientWebSocketResponse, WSMsgType
 
 from application.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, MadeUser, call, ok, user_with
 from tests.access.test_permissions import event_ids
-from tests.conftest import AUTH, NEVER_TRANSLATES, make_settings
+from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import CONTEXT, document, object_event
+from tests.epcis.streams import as_captured_for, listening_stream, next_streamed
 from tests.epcis.test_custom_vocabulary import EX, OTHER
 from tests.items.test_tenants import Tenants, settings, tenants  # noqa: F401 (fixtures)
 
@@ -113,43 +109,6 @@ async def test_a_rule_whose_prefix_one_account_binds_two_ways_is_refused(
     assert "bound to more than one namespace" in body["errors"][0]["message"]
 
 
-@asynccontextmanager
-async def listening_stream(
-    tracepoint: Tracepoint,
-    client: Client,
-    monkeypatch: pytest.MonkeyPatch,
-    user: MadeUser,
-    name: str,
-) -> AsyncIterator[ClientWebSocketResponse]:
-    """`user`'s WebSocket on the named query `name`, once it waits for new events, which
-    it sends as they were captured."""
-    listening = asyncio.Event()
-    next_change = tracepoint.follower.next_change
-
-    async def noted(seconds: float, every: float = 0.05) -> None:
-        listening.set()
-        await next_change(seconds, every)
-
-    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
-    headers = {"Authorization": f"Bearer {user.token}", **NEVER_TRANSLATES}
-    socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=headers)
-    try:
-        await asyncio.wait_for(listening.wait(), 30)
-        yield socket
-    finally:
-        await socket.close()
-
-
-async def next_streamed(socket: ClientWebSocketResponse) -> list[dict[str, Any]]:
-    """The events of the next document the stream sends."""
-    message = await socket.receive(timeout=30)
-    assert message.type == WSMsgType.TEXT, message
-    events: list[dict[str, Any]] = orjson.loads(message.data)["epcisBody"]["queryResults"][
-        "resultsBody"
-    ]["eventList"]
-    return events
-
-
 async def test_a_tenants_stream_reads_its_named_querys_curies_by_its_own_bindings(
     tracepoint: Tracepoint,
     client: Client,
@@ -161,7 +120,9 @@ async def test_a_tenants_stream_reads_its_named_querys_curies_by_its_own_binding
     name = f"checks-{uuid.uuid4().hex}"
     body = {"name": name, "query": {"EQ_bizStep": ["ex:checking"]}}
     assert (await call(client, "POST", "/v2/epcis/queries", body, token=tenants.a.token))[0] == 201
-    async with listening_stream(tracepoint, client, monkeypatch, tenants.a, name) as socket:
+    async with listening_stream(
+        tracepoint, client, monkeypatch, name, as_captured_for(tenants.a.token)
+    ) as socket:
         checked = await capture_as(tenants.a, client, "ex:checking", ex=EX)
         assert [e["eventID"] for e in await next_streamed(socket)] == [checked]
 

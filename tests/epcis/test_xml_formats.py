@@ -1,15 +1,14 @@
 """`GS1-CBV-XML-Format` and `GS1-EPC-Format` on XML answers."""
 
-import asyncio
 from typing import Any
 
 import pytest
-from aiohttp import WSMsgType
 from lxml import etree
 
 from tests.access.helpers import Client
 from tests.conftest import AUTH
 from tests.epcis.documents import document, object_event
+from tests.epcis.streams import listening_stream, next_message
 from tests.epcis.test_capture import capture
 
 WEB_URI = "https://ref.gs1.org/cbv/BizStep-receiving"
@@ -84,22 +83,8 @@ async def test_a_websocket_sent_xml_writes_cbv_values_in_the_format_asked_for(
         json={"name": "receiving", "query": {"EQ_bizStep": ["receiving"]}},
         headers=AUTH,
     )
-    listening = asyncio.Event()
-    next_change = tracepoint.follower.next_change
-
-    async def noted(seconds: float, every: float = 0.05) -> None:
-        listening.set()
-        await next_change(seconds, every)
-
-    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
     headers = {**AUTH, "Accept": "application/xml", "GS1-CBV-XML-Format": cbv_format}
-    socket = await client.ws_connect("/v2/epcis/queries/receiving/events", headers=headers)
-    try:
-        await asyncio.wait_for(listening.wait(), 30)
+    async with listening_stream(tracepoint, client, monkeypatch, "receiving", headers) as socket:
         await capture(client, document(object_event(bizStep=captured)))
-        message = await socket.receive(timeout=30)
-        assert message.type == WSMsgType.TEXT, message
-        root = etree.fromstring(message.data.encode())
-        assert root.findtext(".//ObjectEvent/bizStep") == expected
-    finally:
-        await socket.close()
+        root = etree.fromstring((await next_message(socket)).encode())
+    assert root.findtext(".//ObjectEvent/bizStep") == expected

@@ -11,6 +11,7 @@ from lxml import etree
 from domain.epcis.event_hash import document_context
 from infrastructure.epcis_xml import read_xml_document
 from tests.conftest import AUTH, NEVER_TRANSLATES
+from tests.epcis.streams import listening_stream, next_message
 from tests.epcis.test_capture import capture, events
 from tests.epcis.test_conformance_corpus import CONFORMING, load
 from tests.epcis.xml_documents import as_capture_document, canonical_events
@@ -177,33 +178,14 @@ def test_the_answer_is_well_formed_for_every_kind_of_value() -> None:
 async def test_a_websocket_that_accepts_xml_is_sent_xml_query_documents(
     tracepoint: Any, client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import asyncio
-
-    from aiohttp import WSMsgType
-
     await client.post(
         "/v2/epcis/queries",
         json={"name": "shipping", "query": {"EQ_bizStep": ["shipping"]}},
         headers=AUTH,
     )
-    listening = asyncio.Event()
-    next_change = tracepoint.follower.next_change
-
-    async def noted(seconds: float, every: float = 0.05) -> None:
-        listening.set()
-        await next_change(seconds, every)
-
-    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
-    socket = await client.ws_connect(
-        "/v2/epcis/queries/shipping/events", headers={**XML, **NEVER_TRANSLATES}
-    )
-    try:
-        await asyncio.wait_for(listening.wait(), 30)
+    headers = {**XML, **NEVER_TRANSLATES}
+    async with listening_stream(tracepoint, client, monkeypatch, "shipping", headers) as socket:
         await capture(client, _document(_event(7)))
-        message = await socket.receive(timeout=30)
-        assert message.type == WSMsgType.TEXT, message
-        root = etree.fromstring(message.data.encode())
-        assert root.tag == f"{{{QUERY_NS}}}EPCISQueryDocument"
-        assert root.findtext(".//ObjectEvent/epcList/epc") == "urn:epc:id:sgtin:4012345.011111.7"
-    finally:
-        await socket.close()
+        root = etree.fromstring((await next_message(socket)).encode())
+    assert root.tag == f"{{{QUERY_NS}}}EPCISQueryDocument"
+    assert root.findtext(".//ObjectEvent/epcList/epc") == "urn:epc:id:sgtin:4012345.011111.7"

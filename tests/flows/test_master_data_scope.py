@@ -12,8 +12,8 @@ from application.runtime import Tracepoint
 from domain.gs1 import canonical_epc
 from tests.access.helpers import Client, call
 from tests.epcis.documents import document, object_event
+from tests.epcis.streams import as_captured_for, listening_stream, next_streamed
 from tests.epcis.test_master_data import SHELF, SITE, STORE_ROOM
-from tests.epcis.test_prefix_tenants import listening_stream, next_streamed
 from tests.flows.helpers import flow_to, run
 from tests.flows.partner import Partner, running_partner
 from tests.items.test_tenants import Tenants, settings, tenants  # noqa: F401 (fixtures)
@@ -130,7 +130,9 @@ async def test_a_websocket_reads_only_its_owners_master_data(
     expected: str,
 ) -> None:
     name = await named_query(client, query, tenants.a.token)
-    async with listening_stream(tracepoint, client, monkeypatch, tenants.a, name) as socket:
+    async with listening_stream(
+        tracepoint, client, monkeypatch, name, as_captured_for(tenants.a.token)
+    ) as socket:
         # The places another tenant's master data would add are captured first: they
         # would be the first document sent.
         await capture_places(client, tenants.a.token, expected)

@@ -19,6 +19,7 @@ from infrastructure.settings import Settings
 from tests.access.helpers import Client, code, ok, user_with
 from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import object_event
+from tests.epcis.streams import listening_stream
 from tests.epcis.test_returned_meaning import (
     assert_same_statements,
     capture_all,
@@ -425,22 +426,8 @@ async def listening_socket(
     """A WebSocket on the `shipping` named query opened with `headers`, once it listens
     for new events."""
     name = await named_query(client)
-    # Once the stream has fixed where it starts and found nothing, it waits for the read
-    # models to change: from then on every capture is new to it.
-    listening = asyncio.Event()
-    next_change = tracepoint.follower.next_change
-
-    async def noted(seconds: float, every: float = 0.05) -> None:
-        listening.set()
-        await next_change(seconds, every)
-
-    monkeypatch.setattr(tracepoint.follower, "next_change", noted)
-    socket = await client.ws_connect(f"/v2/epcis/queries/{name}/events", headers=headers)
-    try:
-        await asyncio.wait_for(listening.wait(), 30)
+    async with listening_stream(tracepoint, client, monkeypatch, name, headers) as socket:
         yield socket
-    finally:
-        await socket.close()
 
 
 async def streamed(socket: ClientWebSocketResponse, documents: int) -> list[list[Any]]:
