@@ -34,6 +34,12 @@ _QUERY_DOCUMENT_ROUTES = frozenset(
     }
 )
 
+#: Routes whose `POST` makes a webhook subscription: there `Accept` chooses the media type
+#: of the EPCISQueryDocuments the subscription will deliver (the `201` is JSON).
+_SUBSCRIBING_ROUTES = frozenset(
+    {"/v2/epcis/queries/{name}/subscriptions", "/v2/epcis/subscriptions"}
+)
+
 #: The EPCIS and CBV version Tracepoint implements, as headers state it. A 2.0.x patch
 #: release corrects 2.0 without changing it: every 2.0.x is served.
 VERSION = "2.0.0"
@@ -66,11 +72,21 @@ def negotiated(request: web.Request) -> Negotiated:
 
 
 def served_media_types(request: web.Request) -> tuple[str, ...]:
-    """The media types the request's route answers in, the preferred first."""
-    resource = request.match_info.route.resource
-    if resource is not None and resource.canonical in _QUERY_DOCUMENT_ROUTES:
+    """The media types the request's route answers in (a subscribing `POST`: delivers
+    in), the preferred first."""
+    if _subscribes(request) or _route(request) in _QUERY_DOCUMENT_ROUTES:
         return JSON_MEDIA_TYPES + XML_MEDIA_TYPES
     return JSON_MEDIA_TYPES
+
+
+def _route(request: web.Request) -> str | None:
+    resource = request.match_info.route.resource
+    return resource.canonical if resource is not None else None
+
+
+def _subscribes(request: web.Request) -> bool:
+    """Whether the request makes a webhook subscription."""
+    return request.method == "POST" and _route(request) in _SUBSCRIBING_ROUTES
 
 
 def preferred_media_type(accept: str | None, served: Sequence[str]) -> str | None:
@@ -153,7 +169,8 @@ def check_versions(request: web.Request, family: str, served: tuple[Version, ...
 def negotiate(request: web.Request) -> Negotiated:
     """What the request's answer is to be; raises NotAcceptable for what cannot be served.
 
-    `Accept` is weighed on GET only: other methods answer with a status or a small JSON
+    `Accept` is weighed on GET, and on the `POST` that makes a webhook subscription (it
+    names the form of the deliveries): other methods answer with a status or a small JSON
     body whatever is asked, and their requests state the version of what they send.
     """
     writes = request.method == "POST"
@@ -165,13 +182,15 @@ def negotiate(request: web.Request) -> Negotiated:
     except (UnknownEpcFormat, UnknownCbvFormat) as exc:
         raise NotAcceptable(str(exc)) from exc
     served = served_media_types(request)
-    if request.method not in ("GET", "HEAD"):
+    subscribes = _subscribes(request)
+    if request.method not in ("GET", "HEAD") and not subscribes:
         return Negotiated(served[0], epc_format, cbv_format)
     media_type = preferred_media_type(request.headers.get("Accept"), served)
     if media_type is None:
+        subject, verb = ("a subscription", "delivers") if subscribes else (request.path, "answers")
         raise NotAcceptable(
             f"Accept {request.headers.get('Accept', '').strip()!a} names no media type"
-            f" {request.path} answers in; it answers in {', '.join(served)}"
+            f" {subject} {verb} in; it {verb} in {', '.join(served)}"
         )
     return Negotiated(media_type, epc_format, cbv_format)
 

@@ -34,8 +34,14 @@ async def _subscribe(request: web.Request, name: str | None) -> web.Response:
         if not isinstance(name, str) or not name:
             raise SubscriptionControlsError("'queryName' names the query to subscribe to")
     controls = parse_subscription(body, extra=frozenset({"queryName"}))
+    formats = negotiated(request)
     created = await service(request).epcis.subscriptions.subscribe(
-        caller(request), name, controls, negotiated(request).epc_format
+        caller(request),
+        name,
+        controls,
+        formats.epc_format,
+        xml=wants_xml(request),
+        cbv_xml_format=formats.cbv_xml_format,
     )
     location = f"/v2/epcis/queries/{name}/subscriptions/{created['subscriptionID']}"
     return json_response(created, status=201, headers={"Location": location})
@@ -63,7 +69,8 @@ async def _one(request: web.Request, delete: bool) -> web.Response:
 
 @routes.post("/v2/epcis/queries/{name}/subscriptions")
 async def subscribe_to_query(request: web.Request) -> web.Response:
-    """A webhook subscription to the named query: 201 with its subscriptionID."""
+    """A webhook subscription to the named query: 201 with its subscriptionID. It
+    delivers in the media type `Accept` prefers (JSON or XML), formats as the request's."""
     return await _subscribe(request, request.match_info["name"])
 
 

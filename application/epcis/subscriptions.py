@@ -6,7 +6,8 @@ what arrived since its last delivery whenever its cron schedule fires. Deliverie
 EPCISQueryDocuments POSTed to `dest`, signed in `GS1-Signature` (HMAC-SHA256 of the body
 with the subscription's token, hex) when a token was given. The cursor moves only after
 a 2xx; failures retry with backoff; a 4xx stops the subscription. EPCs are written in the
-`GS1-EPC-Format` of the request that made the subscription (or opened the WebSocket).
+`GS1-EPC-Format` of the request that made the subscription (or opened the WebSocket); a
+webhook made accepting XML is sent EPCIS 2.0 XML, CBV values in its `GS1-CBV-XML-Format`.
 """
 
 import logging
@@ -33,12 +34,14 @@ from application.epcis.delivery import (
 )
 from application.epcis.epc_formats import EpcFormatService
 from application.epcis.named_queries import NamedQueryService
+from application.epcis.xml_documents import XmlDocuments
 from application.errors import Forbidden, NotFound
 from application.read_model_follower import ReadModelFollower
 from application.service_records import change_record, live_record
 from domain.access.policies import Accountability
 from domain.collections.coercion import format_datetime
 from domain.collections.schema import Collection
+from domain.epcis.cbv_format import CbvXmlFormat
 from domain.epcis.epc_format import EpcFormat, applied_format
 from domain.epcis.event_query import EventQuery, QueryParameterError
 from domain.epcis.outbound import query_document
@@ -59,6 +62,8 @@ from projections.epcis.readers import SubscriptionReader
 log = logging.getLogger(__name__)
 
 SUBSCRIPTIONS = EPCIS_SUBSCRIPTION.name
+JSON = "application/json"
+XML = "application/xml"
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,8 @@ class _Target:
     token: str | None
     report_if_empty: bool
     epc_format: EpcFormat
+    xml: bool
+    cbv_xml_format: CbvXmlFormat
 
 
 class SubscriptionService:
@@ -95,6 +102,7 @@ class SubscriptionService:
         formats: EpcFormatService,
         *,
         scopes: EventScopes,
+        xml: XmlDocuments,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
     ) -> None:
@@ -102,6 +110,7 @@ class SubscriptionService:
         self._subscriptions = SubscriptionReader(database, collection)
         self._expand = expand
         self._formats = formats
+        self._xml = xml
         self._scopes = scopes
         self._database = database
         self._reader = reader
@@ -130,9 +139,13 @@ class SubscriptionService:
         name: str,
         request: SubscriptionRequest,
         epc_format: EpcFormat,
+        *,
+        xml: bool = False,
+        cbv_xml_format: CbvXmlFormat = CbvXmlFormat.NO_PREFERENCE,
     ) -> dict[str, Any]:
         """A new webhook subscription to a named query the caller can see, delivering
-        EPCs in `epc_format`; raises Forbidden, NotFound or SubscriptionControlsError."""
+        EPCs in `epc_format`, in XML (CBV values in `cbv_xml_format`) when `xml`; raises
+        Forbidden, NotFound or SubscriptionControlsError."""
         await self._scopes.event_scope(caller, "read")
         await self._named.event_query(name, caller.accounts)
         if request.schedule is not None:
@@ -159,6 +172,8 @@ class SubscriptionService:
             "schedule": request.schedule,
             "initial_record_time": request.initial_record_time,
             "epc_format": epc_format.value,
+            "media_type": XML if xml else JSON,
+            "cbv_xml_format": cbv_xml_format.value,
             "min_record_time": minimum,
             "last_position": cursor,
             "active": True,
@@ -304,6 +319,8 @@ class SubscriptionService:
             record.get("signature_token"),
             bool(record.get("report_if_empty")),
             _epc_format(record.get("epc_format")),
+            record.get("media_type") == XML,
+            _cbv_xml_format(record.get("cbv_xml_format")),
         )
 
     async def _push(self, target: _Target, cursor: int, rows: list[PageRow]) -> bool:
@@ -312,14 +329,7 @@ class SubscriptionService:
         if refused is not None:
             await self._blocking.run(self._stop, target.key, f"'dest' {refused}")
             return False
-        namespaces, events = in_one_delivery(rows)
-        events = await self._formats.events(events, target.epc_format)
-        body = query_document(events, namespaces, self._now_record(), target.name, target.key)
-        headers = {
-            "Content-Type": "application/json",
-            "GS1-EPCIS-Version": "2.0.0",
-            "GS1-EPC-Format": applied_format(target.epc_format).value,
-        }
+        body, headers = await self._document(target, rows)
         if target.token:
             headers["GS1-Signature"] = signature(target.token, body)
         result = await self._http.post(target.dest, body, headers, 30.0)
@@ -345,6 +355,25 @@ class SubscriptionService:
             self._change, target.key, {"status": "retrying", "last_error": error}
         )
         return False
+
+    async def _document(self, target: _Target, rows: list[PageRow]) -> tuple[bytes, dict[str, str]]:
+        """One delivery's body and headers, in the subscription's formats."""
+        namespaces, events = in_one_delivery(rows)
+        events = await self._formats.events(events, target.epc_format)
+        headers = {
+            "Content-Type": JSON,
+            "GS1-EPCIS-Version": "2.0.0",
+            "GS1-EPC-Format": applied_format(target.epc_format).value,
+        }
+        created = self._now_record()
+        if not target.xml:
+            return query_document(events, namespaces, created, target.name, target.key), headers
+        headers["Content-Type"] = XML
+        headers["GS1-CBV-XML-Format"] = target.cbv_xml_format.value
+        body = await self._xml.query_document(
+            events, namespaces, created, target.name, target.key, target.cbv_xml_format
+        )
+        return body, headers
 
     def _rows_after(self, key: str, target: _Target) -> tuple[int, list[PageRow], int]:
         """The subscription's cursor, the next events after it, and the log position
@@ -446,6 +475,14 @@ def _epc_format(stored: Any) -> EpcFormat:
     if stored is None:
         return EpcFormat.NEVER_TRANSLATES
     return EpcFormat(stored)
+
+
+def _cbv_xml_format(stored: Any) -> CbvXmlFormat:
+    """The `GS1-CBV-XML-Format` of an XML subscription; the binding's default when none
+    was kept."""
+    if stored is None:
+        return CbvXmlFormat.NO_PREFERENCE
+    return CbvXmlFormat(stored)
 
 
 def _visible(caller: Accountability, record: dict[str, Any]) -> bool:

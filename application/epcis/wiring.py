@@ -98,6 +98,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
     allowed = parse_allow_list(settings.outbound_allow_list)
     guard = OutboundGuard(allowed, resolve_host, resolve_host_now)
     http = HttpPush(allowed)
+    xml = XmlDocuments(core.blocking)
     subscriptions = SubscriptionService(
         core.store,
         core.database,
@@ -113,6 +114,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         core.schema["epcis_subscription"],
         epc_formats,
         scopes=scopes,
+        xml=xml,
     )
     core.background.every("subscriptions", settings.flow_poll_interval, subscriptions.deliver_due)
     return EpcisCapability(
@@ -125,7 +127,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         guard,
         http,
         {"epcis_queries": EpcisQueriesRules()},
-        XmlDocuments(core.blocking),
+        xml,
         resources,
         epc_formats,
         prefixes,

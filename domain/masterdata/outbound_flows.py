@@ -82,6 +82,11 @@ EPCIS_SUBSCRIPTION = Collection(
         # The `GS1-EPC-Format` of the request that made it; none (made before formats
         # were kept): deliveries stay as captured.
         Field("epc_format", STRING),
+        # The media type its documents are sent in (`application/xml` when the request
+        # that made it accepted XML first) and, for XML, its `GS1-CBV-XML-Format`; none
+        # (made before these were kept): JSON.
+        Field("media_type", STRING),
+        Field("cbv_xml_format", STRING),
         Field("min_record_time", DATETIME),
         Field("last_position", INTEGER, default=0),
         Field("last_notified_at", DATETIME),
