@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
+from application.runtime import Tracepoint
+from domain.epcis import index_terms
+from domain.epcis.captured_event import CapturedEvent
+from projections.epcis.events import EpcisEventsProjection
 from tests.access.test_permissions import ids, numbered
+from tests.conftest import make_settings
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture
 from tests.epcis.test_custom_vocabulary import Client, found
@@ -152,3 +157,41 @@ async def test_an_event_captured_with_a_cbv_curie_adds_no_member_beside_the_bare
     await capture(client, document(object_event(disposition="cbv:Disp-in_transit")))
     assert await members(client, "/v2/epcis/dispositions?perPage=100") == before
     assert "in_transit" in before
+
+
+def biz_steps(service: Tracepoint) -> list[str]:
+    with service.database.transaction(write=False) as conn:
+        return [row[0] for row in conn.fetchall("SELECT biz_step FROM epcis_events")]
+
+
+def test_events_indexed_before_cbv_curies_were_expanded_are_indexed_again_on_upgrade(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = make_settings(database_url)
+    # The earlier version: revision 0 of the query tables, `cbv:` CURIEs indexed as written.
+    monkeypatch.setattr(EpcisEventsProjection, "revision", 0)
+    expanding = index_terms.normalise_cbv
+    monkeypatch.setattr(
+        index_terms,
+        "normalise_cbv",
+        lambda kind, value: value if value.startswith("cbv:") else expanding(kind, value),
+    )
+    earlier = Tracepoint(settings)
+    earlier.store.save(
+        CapturedEvent(
+            event_id="urn:uuid:00000000-0000-4000-8000-000000000001",
+            epcis_event=object_event(bizStep="cbv:BizStep-shipping"),
+            namespaces={},
+            record_time="2024-03-01T10:00:00.000Z",
+            capture_id="c1",
+        )
+    )
+    earlier.projections.catch_up()
+    assert biz_steps(earlier) == ["cbv:BizStep-shipping"]
+    earlier.close()
+
+    monkeypatch.undo()
+    upgraded = Tracepoint(settings)
+    upgraded.projections.catch_up()
+    assert biz_steps(upgraded) == [CBV + "BizStep-shipping"]
+    upgraded.close()
