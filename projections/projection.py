@@ -24,6 +24,9 @@ class Projection(ABC):
     follows: tuple[type, ...]
     #: DDL statements creating the projection's tables and indexes (shared SQL).
     schema: tuple[str, ...]
+    #: Raised when the rows `apply` writes change while the DDL does not: it counts in
+    #: the tables' shape, so an upgraded database rebuilds them from the log.
+    revision: int = 0
     #: The tables it owns, dropped on replay.
     tables: tuple[str, ...]
     #: Collections whose tables this projection keeps, searched by `search`: their

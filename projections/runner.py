@@ -30,6 +30,13 @@ ANALYZE_GROWTH = 0.2
 ANALYZE_MIN_EVENTS = 50_000
 
 
+def _shape_text(projection: Projection) -> str:
+    """What the shape digest of `projection`'s tables is taken over: its DDL and, once
+    raised, its revision (so the digests of projections never revised stay as they were)."""
+    text = "\n".join(projection.schema)
+    return f"{text}\nrevision {projection.revision}" if projection.revision else text
+
+
 class ProjectionConflict(Exception):
     """Another runner moved a projection's position while this one was writing."""
 
@@ -96,9 +103,10 @@ class ProjectionRunner:
     @staticmethod
     def _reshape(conn: Connection, projection: Projection) -> None:
         """Tables made from other DDL than the projection's now (a new column, another
-        index, a collection whose fields changed) are dropped and built again from the
-        log; so are tables from before shapes were recorded."""
-        shape = hashlib.sha256("\n".join(projection.schema).encode()).hexdigest()
+        index, a collection whose fields changed) or by an earlier revision of it are
+        dropped and built again from the log; so are tables from before shapes were
+        recorded."""
+        shape = hashlib.sha256(_shape_text(projection).encode()).hexdigest()
         stored = conn.fetchval(
             "SELECT shape FROM projection_shapes WHERE name = ?", (projection.name,)
         )

@@ -1,8 +1,9 @@
 """The CBV 2.0 standard vocabularies, and one canonical spelling for each of their values.
 
 A CBV value may be written as a bare word (`shipping`, JSON-LD only), a CBV URN
-(`urn:epcglobal:cbv:bizstep:shipping`) or a GS1 Web URI
-(`https://ref.gs1.org/cbv/BizStep-shipping`). The Web URI is canonical: the event hash
+(`urn:epcglobal:cbv:bizstep:shipping`), a GS1 Web URI
+(`https://ref.gs1.org/cbv/BizStep-shipping`) or a CURIE of the EPCIS context's `cbv`
+prefix (`cbv:BizStep-shipping`, JSON-LD only). The Web URI is canonical: the event hash
 uses it, and so do the query indexes, so every spelling finds every other.
 """
 
@@ -72,6 +73,8 @@ COMPONENTS = _words(
 _CBV = "https://ref.gs1.org/cbv/"
 _GS1_VOC = "https://gs1.org/voc/"
 CBV_URN_ROOT = "urn:epcglobal:cbv:"
+#: The CURIE prefix the EPCIS 2.0 JSON-LD context binds to the CBV's Web URI namespace.
+CBV_CURIE = "cbv:"
 
 VOCABULARIES: dict[str, Vocabulary] = {
     "bizStep": Vocabulary(_CBV + "BizStep-", CBV_URN_ROOT + "bizstep:", BIZ_STEPS),
@@ -100,14 +103,19 @@ def is_standard_bare_word(kind: str, value: str) -> bool:
 
 
 def normalise_cbv(kind: str, value: str) -> str:
-    """The GS1 Web URI of a CBV value written as bare word, URN or Web URI; others unchanged.
+    """The GS1 Web URI of a CBV value written as bare word, URN, `cbv:` CURIE or Web URI;
+    others unchanged.
 
     A bare word is expanded only when it is a standard word of `kind`; a CBV URN maps to
-    its Web URI whatever its word, as the two namespaces correspond one to one.
+    its Web URI whatever its word, as the two namespaces correspond one to one, and a
+    `cbv:` CURIE is expanded as the EPCIS context binds the prefix (a document that binds
+    `cbv` itself has had its CURIEs expanded by then).
     """
     vocabulary = VOCABULARIES.get(kind)
     if vocabulary is not None and value in vocabulary.words:
         return vocabulary.web_prefix + value
+    if value.startswith(CBV_CURIE) and not value.startswith("cbv://"):
+        return _CBV + value[len(CBV_CURIE) :]
     if value.startswith(CBV_URN_ROOT):
         for urn_prefix, web_prefix in _URN_TO_WEB:
             if value.startswith(urn_prefix):

@@ -37,9 +37,10 @@ def parse_cbv_xml_format(value: str | None) -> CbvXmlFormat:
 def xml_value(kind: str, value: str, cbv_format: CbvXmlFormat) -> str:
     """A CBV value of vocabulary `kind` as an XML document writes it under `cbv_format`.
 
-    XML has no bare words: where the format keeps values as captured (`Never_Translates`,
-    `No_Preference`) a bare word still becomes its CBV URN, the form XML readers of
-    EPCIS 1.x know. Values outside the CBV's namespaces stay as they are.
+    XML has no bare words nor CURIEs: where the format keeps values as captured
+    (`Never_Translates`, `No_Preference`) a bare word or `cbv:` CURIE still becomes its
+    CBV URN, the form XML readers of EPCIS 1.x know. Values outside the CBV's namespaces
+    stay as they are.
     """
     vocabulary = VOCABULARIES[kind]
     web = normalise_cbv(kind, value)

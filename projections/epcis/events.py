@@ -176,6 +176,8 @@ class EpcisEventsProjection(Projection):
     name = "epcis_events"
     follows = (CapturedEvent.Captured, CapturedEvent.AlsoCaptured, *PREFIX_FOLLOWS)
     schema = SCHEMA
+    # 1: standard CBV values written as `cbv:` CURIEs are indexed as their Web URIs.
+    revision = 1
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:

@@ -287,6 +287,26 @@ def test_tables_whose_ddl_changed_are_rebuilt_from_the_log(
     upgraded.close()
 
 
+def test_tables_of_an_earlier_revision_are_rebuilt_from_the_log(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What a projection writes may change while its DDL does not (a value indexed in
+    # another form): raising its revision rebuilds the rows the earlier one wrote.
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(4))
+    service.projections.catch_up()
+    service.close()
+
+    monkeypatch.setattr(EpcisEventsProjection, "revision", EpcisEventsProjection.revision + 1)
+    upgraded = Tracepoint(small_batches)
+    positions = {p.name: upgraded.projections.position(p) for p in upgraded.projections.projections}
+    assert positions.pop(EpcisEventsProjection.name) == 0
+    assert all(position > 0 for position in positions.values()), positions  # kept
+    upgraded.projections.catch_up()
+    assert count(upgraded, "epcis_events") == 4
+    upgraded.close()
+
+
 def test_tables_whose_ddl_is_unchanged_are_kept(small_batches: Settings) -> None:
     service = Tracepoint(small_batches)
     service.store.save(*captured(3))

@@ -62,6 +62,23 @@ def test_web_uri_is_already_canonical(kind: str, word: str, urn: str | None, web
     assert normalise_cbv(kind, web) == web
 
 
+@pytest.mark.parametrize(("kind", "word", "urn", "web"), [s for s in SPELLINGS if s[2]])
+def test_cbv_curie_becomes_the_web_uri(kind: str, word: str, urn: str, web: str) -> None:
+    # The EPCIS context binds `cbv` to https://ref.gs1.org/cbv/ (JSON-LD compact IRIs).
+    curie = "cbv:" + web.removeprefix("https://ref.gs1.org/cbv/")
+    assert normalise_cbv(kind, curie) == web
+
+
+def test_cbv_curie_of_a_non_standard_word_still_maps_to_its_web_uri() -> None:
+    assert normalise_cbv("bizStep", "cbv:BizStep-cleaning") == (
+        "https://ref.gs1.org/cbv/BizStep-cleaning"
+    )
+
+
+def test_a_cbv_scheme_with_an_authority_is_no_curie() -> None:
+    assert normalise_cbv("bizStep", "cbv://example.com/shipping") == "cbv://example.com/shipping"
+
+
 def test_query_and_event_spellings_meet_in_one_value() -> None:
     # The capture side indexes what the event says, the query side what the client asks.
     event_side = normalise_cbv("bizStep", "urn:epcglobal:cbv:bizstep:shipping")
@@ -112,6 +129,7 @@ def test_is_standard_bare_word_knows_each_vocabulary() -> None:
         "receiving",
         "urn:epcglobal:cbv:bizstep:receiving",
         "https://ref.gs1.org/cbv/BizStep-receiving",
+        "cbv:BizStep-receiving",
     ],
 )
 def test_is_standard_value_accepts_every_spelling(value: str) -> None:
@@ -122,6 +140,7 @@ def test_is_standard_value_rejects_non_standard_values() -> None:
     assert not is_standard_value("bizStep", "urn:epcglobal:cbv:bizstep:cleaning")
     assert not is_standard_value("bizStep", "https://example.com/bizstep/shipping")
     assert not is_standard_value("disposition", "shipping")
+    assert not is_standard_value("disposition", "cbv:BizStep-shipping")
 
 
 def test_replace_cbv_urns_rewrites_every_vocabulary_prefix_in_a_text() -> None:

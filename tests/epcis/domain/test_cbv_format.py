@@ -12,14 +12,15 @@ from domain.epcis.cbv_format import (
 
 URN = "urn:epcglobal:cbv:bizstep:shipping"
 WEB = "https://ref.gs1.org/cbv/BizStep-shipping"
+CURIE = "cbv:BizStep-shipping"
 
 
-@pytest.mark.parametrize("spelling", ["shipping", URN, WEB])
+@pytest.mark.parametrize("spelling", ["shipping", URN, WEB, CURIE])
 def test_always_urn_writes_the_cbv_urn(spelling: str) -> None:
     assert xml_value("bizStep", spelling, CbvXmlFormat.URN) == URN
 
 
-@pytest.mark.parametrize("spelling", ["shipping", URN, WEB])
+@pytest.mark.parametrize("spelling", ["shipping", URN, WEB, CURIE])
 def test_always_web_uri_writes_the_gs1_web_uri(spelling: str) -> None:
     assert xml_value("bizStep", spelling, CbvXmlFormat.WEB_URI) == WEB
 
@@ -29,6 +30,12 @@ def test_keeping_values_keeps_uris_and_writes_bare_words_as_urns(cbv_format: Cbv
     assert xml_value("bizStep", WEB, cbv_format) == WEB
     assert xml_value("bizStep", URN, cbv_format) == URN
     assert xml_value("bizStep", "shipping", cbv_format) == URN
+
+
+@pytest.mark.parametrize("cbv_format", [CbvXmlFormat.NEVER_TRANSLATES, CbvXmlFormat.NO_PREFERENCE])
+def test_keeping_values_writes_cbv_curies_as_urns(cbv_format: CbvXmlFormat) -> None:
+    # A CURIE means the Web URI only under the JSON-LD context, which XML does not have.
+    assert xml_value("bizStep", CURIE, cbv_format) == URN
 
 
 def test_values_outside_the_cbv_stay_as_they_are() -> None:
