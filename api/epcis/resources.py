@@ -13,11 +13,10 @@ from api.epcis.responses import json_response
 from api.keys import event_scope, service
 from application.epcis.event_queries import PAGING_PARAMETERS
 from application.errors import NotFound
-from domain.epcis.epc_format import applied_format
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.outbound import EPCIS_CONTEXT
 from domain.epcis.query_curies import extension_prefixes
-from domain.epcis.resources import EPC_VALUED, TOP_LEVEL_RESOURCES, VALUE_PARAMETERS
+from domain.epcis.resources import TOP_LEVEL_RESOURCES, VALUE_PARAMETERS
 
 routes = web.RouteTableDef()
 
@@ -54,8 +53,8 @@ async def collection(request: web.Request) -> web.Response:
         resource, paging, event_scope(request), epc_format
     )
     headers = {}
-    if resource in EPC_VALUED:
-        headers["GS1-EPC-Format"] = applied_format(epc_format).value
+    if page.epc_format is not None:
+        headers["GS1-EPC-Format"] = page.epc_format.value
     if page.next_page_token:
         params = [(k, v) for k, v in request.query.items() if k != "nextPageToken"]
         params.append(("nextPageToken", page.next_page_token))

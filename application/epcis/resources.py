@@ -30,6 +30,8 @@ class ValuePage:
 
     members: list[str]
     next_page_token: str | None
+    #: The form the members' EPCs are written in (collections of EPCs and places only).
+    epc_format: EpcFormat | None = None
 
 
 class ResourceService:
@@ -92,9 +94,14 @@ class ResourceService:
             found = found[:per_page]
             next_token = self._tokens.issue_after_value(snapshot, found[-1], print_)
         members = [member(resource, value) for value in found]
-        if resource in EPC_VALUED:
-            members = await self._formats.values(members, epc_format)
-        return ValuePage(members, next_token)
+        if resource not in EPC_VALUED:
+            return ValuePage(members, next_token)
+        # The index keeps each value in its canonical form, Digital Link for GS1 keys, not
+        # as captured: that is the form given where no other is asked for.
+        if epc_format is not EpcFormat.EPC_URN:
+            epc_format = EpcFormat.DIGITAL_LINK
+        members = await self._formats.values(members, epc_format)
+        return ValuePage(members, next_token, epc_format)
 
     async def exists(
         self,

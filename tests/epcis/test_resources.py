@@ -194,6 +194,15 @@ async def test_without_the_epc_format_header_epcs_are_listed_as_digital_link(
     assert sorted((await response.json())["member"]) == sorted([SSCC, SGTIN_1001, SGTIN_1002])
 
 
+@pytest.mark.parametrize("epc_format", ["Never_Translates", "No_Preference"])
+async def test_epcs_asked_as_captured_are_listed_canonical_and_the_header_says_so(
+    stored: Client, epc_format: str
+) -> None:
+    response = await get(stored, "/v2/epcis/epcs", **{"GS1-EPC-Format": epc_format})
+    assert response.headers["GS1-EPC-Format"] == "Always_GS1_Digital_Link"
+    assert sorted((await response.json())["member"]) == sorted([SSCC, SGTIN_1001, SGTIN_1002])
+
+
 async def test_read_points_and_biz_locations_list_the_places_of_stored_events(
     stored: Client,
 ) -> None:
