@@ -511,4 +511,10 @@ def _body(record: dict[str, Any]) -> dict[str, Any]:
         body["schedule"] = record.get("schedule")
     if record.get("initial_record_time"):
         body["initialRecordTime"] = record["initial_record_time"]
+    # How deliveries are written, as the request that made it asked (before these were
+    # kept: JSON, EPCs as captured).
+    body["mediaType"] = record.get("media_type") or JSON
+    body["epcFormat"] = _epc_format(record.get("epc_format")).value
+    if body["mediaType"] != JSON:
+        body["cbvXmlFormat"] = _cbv_xml_format(record.get("cbv_xml_format")).value
     return body

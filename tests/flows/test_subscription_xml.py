@@ -164,6 +164,26 @@ async def test_the_accept_of_the_subscribing_request_chooses_the_delivery_media_
 
 
 @pytest.mark.parametrize(
+    ("headers", "shown"),
+    [
+        ({}, ("application/json", "Always_GS1_Digital_Link", None)),
+        (
+            {**XML, "GS1-EPC-Format": "Never_Translates", "GS1-CBV-XML-Format": "Always_URN"},
+            ("application/xml", "Never_Translates", "Always_URN"),
+        ),
+    ],
+)
+async def test_a_subscription_shows_how_its_deliveries_are_written(
+    client: Client, receiver: Partner, headers: dict[str, str], shown: tuple[Any, ...]
+) -> None:
+    response = await subscribe(client, receiver, headers, SHIPPING)
+    assert response.status == 201, await response.text()
+    key = (await response.json())["subscriptionID"]
+    body = await (await client.get(f"/v2/epcis/subscriptions/{key}", headers=AUTH)).json()
+    assert (body["mediaType"], body["epcFormat"], body.get("cbvXmlFormat")) == shown
+
+
+@pytest.mark.parametrize(
     ("cbv_format", "captured", "written"),
     [
         ("Always_Web_URI", "shipping", WEB_URI),
