@@ -254,3 +254,34 @@ async def test_a_refused_document_leaves_neither_events_nor_master_data(
     assert (await capture(client, document.path)).status == 400
     assert await events(client) == []
     assert not set(await vocabularies(client)) & set(document.master_data)
+
+
+async def _epc_lists(client: Client, epc_format: str) -> list[list[str]]:
+    response = await client.get("/v2/epcis/events", headers={**AUTH, "GS1-EPC-Format": epc_format})
+    assert response.status == 200, await response.text()
+    body = await response.json()
+    return [
+        event["epcList"] for event in body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+    ]
+
+
+async def test_the_sscc_urns_of_a_1_2_document_are_answered_as_digital_links(
+    client: Client,
+) -> None:
+    assert (await capture(client, "fastnt/valid_event_masterdata_1.xml")).status == 201
+    # Extension digit, company prefix, serial reference, check digit (computed by hand).
+    assert await _epc_lists(client, "Always_GS1_Digital_Link") == [
+        [
+            "https://id.gs1.org/00/540013569000008188",
+            "https://id.gs1.org/00/540013569000008195",
+            "https://id.gs1.org/00/540013569000008201",
+        ]
+    ]
+
+
+async def test_a_digital_link_epc_stays_as_captured_when_urns_are_asked(client: Client) -> None:
+    # A Digital Link does not say where its company prefix ends (README, GS1-EPC-Format).
+    assert (await capture(client, "openepcis-converter/GS1_Eg_EPCIS_Document_2.xml")).status == 201
+    assert await _epc_lists(client, "Always_EPC_URN") == [
+        ["https://id.gs1.org/01/09522123112299/21/222628484126"]
+    ]
