@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from domain.epcis.event_hash import earlier_event_hash, event_hash
+from domain.epcis.earlier_hash import earlier_event_hash
+from domain.epcis.event_hash import event_hash
 from domain.epcis.event_identity import hash_mismatch
 from domain.epcis.index_terms import EventTerms, event_terms
 

@@ -34,6 +34,13 @@ from application.epcis.delivery import (
 )
 from application.epcis.epc_formats import EpcFormatService
 from application.epcis.named_queries import NamedQueryService
+from application.epcis.subscription_records import (
+    JSON,
+    XML,
+    delivery_cbv_xml_format,
+    delivery_epc_format,
+    subscription_body,
+)
 from application.epcis.xml_documents import XmlDocuments
 from application.errors import Forbidden, NotFound
 from application.read_model_follower import ReadModelFollower
@@ -62,8 +69,6 @@ from projections.epcis.readers import SubscriptionReader
 log = logging.getLogger(__name__)
 
 SUBSCRIPTIONS = EPCIS_SUBSCRIPTION.name
-JSON = "application/json"
-XML = "application/xml"
 
 
 @dataclass(frozen=True)
@@ -186,20 +191,20 @@ class SubscriptionService:
         record = Record(SUBSCRIPTIONS, key, values, caller.user, at)
         position = await self._blocking.run(self._store.save, record)
         await self._follower.wait_for(position, 10)
-        return _body(values)
+        return subscription_body(values)
 
     async def listed(self, caller: Accountability, name: str | None) -> list[dict[str, Any]]:
         """The caller's subscriptions (an administrator's: everybody's), of one query or
         of all."""
         rows = await self._blocking.run(self._rows, name)
-        return [_body(r) for r in rows if _visible(caller, r)]
+        return [subscription_body(r) for r in rows if _visible(caller, r)]
 
     async def get(self, caller: Accountability, key: str) -> dict[str, Any]:
         """One subscription of the caller; NotFound otherwise."""
         record = await self._blocking.run(self._record, key)
         if record is None or not _visible(caller, record):
             raise NotFound(f"No subscription '{key}'")
-        return _body(record)
+        return subscription_body(record)
 
     async def unsubscribe(self, caller: Accountability, key: str) -> None:
         """Delete a subscription of the caller; NotFound otherwise."""
@@ -318,9 +323,9 @@ class SubscriptionService:
             str(record["dest"]),
             record.get("signature_token"),
             bool(record.get("report_if_empty")),
-            _epc_format(record.get("epc_format")),
+            delivery_epc_format(record.get("epc_format")),
             record.get("media_type") == XML,
-            _cbv_xml_format(record.get("cbv_xml_format")),
+            delivery_cbv_xml_format(record.get("cbv_xml_format")),
         )
 
     async def _push(self, target: _Target, cursor: int, rows: list[PageRow]) -> bool:
@@ -469,52 +474,7 @@ def _next_fire(schedule: Any, now: datetime) -> datetime:
     return fire if fire is not None else datetime.max.replace(tzinfo=UTC)
 
 
-def _epc_format(stored: Any) -> EpcFormat:
-    """The format a subscription delivers in: the one it was made with; as captured for
-    one made before formats were kept, so an upgrade changes nothing it receives."""
-    if stored is None:
-        return EpcFormat.NEVER_TRANSLATES
-    return EpcFormat(stored)
-
-
-def _cbv_xml_format(stored: Any) -> CbvXmlFormat:
-    """The `GS1-CBV-XML-Format` of an XML subscription; the binding's default when none
-    was kept."""
-    if stored is None:
-        return CbvXmlFormat.NO_PREFERENCE
-    return CbvXmlFormat(stored)
-
-
 def _visible(caller: Accountability, record: dict[str, Any]) -> bool:
     if caller.admin:
         return caller.accounts is None or record.get("account") in caller.accounts
     return record.get("user_created") == caller.user
-
-
-def _body(record: dict[str, Any]) -> dict[str, Any]:
-    """A subscription as the EPCIS API shows it (never its token)."""
-    body: dict[str, Any] = {
-        "subscriptionID": record["id"],
-        "queryName": record.get("query_name"),
-        "dest": record.get("dest"),
-        "reportIfEmpty": bool(record.get("report_if_empty")),
-        "createdAt": record.get("date_created"),
-        "lastNotifiedAt": record.get("last_notified_at"),
-        "minRecordTime": record.get("min_record_time"),
-        "active": bool(record.get("active")),
-        "status": record.get("status"),
-        "lastError": record.get("last_error"),
-    }
-    if record.get("stream"):
-        body["stream"] = True
-    else:
-        body["schedule"] = record.get("schedule")
-    if record.get("initial_record_time"):
-        body["initialRecordTime"] = record["initial_record_time"]
-    # How deliveries are written, as the request that made it asked (before these were
-    # kept: JSON, EPCs as captured).
-    body["mediaType"] = record.get("media_type") or JSON
-    body["epcFormat"] = _epc_format(record.get("epc_format")).value
-    if body["mediaType"] != JSON:
-        body["cbvXmlFormat"] = _cbv_xml_format(record.get("cbv_xml_format")).value
-    return body

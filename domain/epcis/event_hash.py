@@ -35,8 +35,6 @@ import hashlib
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-import orjson
-
 from domain.epcis.cbv import normalise_cbv
 from domain.epcis.curies import context_prefixes, event_namespaces
 from domain.epcis.hash_order import (
@@ -60,13 +58,12 @@ HASH_SUFFIX = "?ver=CBV2.0"
 #: 'cbv'", e.g. `gs1:Temperature` → `https://gs1.org/voc/Temperature`), beneath those the
 #: event's document or its own `@context` binds. The reference's JSON path expands them
 #: only where the document binds them itself; stored ids computed that way are kept
-#: (`expand_standard_prefixes=False` gives that earlier hash).
+#: (`expand_standard_prefixes=False` gives that earlier hash; see `earlier_hash.py`).
 STANDARD_PREFIXES = {
     "gs1": "https://gs1.org/voc/",
     "epcis": "https://ref.gs1.org/epcis/",
     "cbv": "https://ref.gs1.org/cbv/",
 }
-_STANDARD_MARKERS = tuple(f'"{prefix}:'.encode() for prefix in STANDARD_PREFIXES)
 
 
 # The XML-shaped tree the algorithm is defined on, as (name, text, children) tuples:
@@ -92,31 +89,6 @@ def event_hash(
         expand_standard_prefixes=expand_standard_prefixes,
     )
     return HASH_PREFIX + hashlib.sha256(text.encode()).hexdigest() + HASH_SUFFIX
-
-
-def earlier_event_hash(
-    event: Mapping[str, Any],
-    context: Mapping[str, str] | None = None,
-    *,
-    ignore_fields: Collection[str] = (),
-) -> str | None:
-    """The hash this service gave the event before it expanded the standard prefixes it
-    leaves unbound (`STANDARD_PREFIXES`), when that differs from its hash; else None."""
-    if not _mentions_standard_prefix(event):
-        return None
-    earlier = event_hash(
-        event, context, ignore_fields=ignore_fields, expand_standard_prefixes=False
-    )
-    return None if earlier == event_hash(event, context, ignore_fields=ignore_fields) else earlier
-
-
-def _mentions_standard_prefix(event: Mapping[str, Any]) -> bool:
-    # Only a key or value that starts with one of them can hash apart: most events have none.
-    try:
-        encoded = orjson.dumps(event)
-    except (orjson.JSONEncodeError, TypeError):
-        return True  # no quick look (a number past 64 bits): compare the hashes
-    return any(marker in encoded for marker in _STANDARD_MARKERS)
 
 
 def prehash(

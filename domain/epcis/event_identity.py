@@ -14,10 +14,10 @@ from typing import Any
 import orjson
 
 from domain.epcis.cbv import normalise_cbv
+from domain.epcis.earlier_hash import earlier_event_hash
 from domain.epcis.event_hash import (
     HASH_PREFIX,
     HASH_SUFFIX,
-    earlier_event_hash,
     event_hash,
     prehash,
 )

@@ -13,7 +13,8 @@ from application.epcis import analysis
 from application.runtime import Tracepoint
 from domain.epcis.capture_job import CaptureJob
 from domain.epcis.captured_event import CapturedEvent
-from domain.epcis.event_hash import earlier_event_hash, event_hash
+from domain.epcis.earlier_hash import earlier_event_hash
+from domain.epcis.event_hash import event_hash
 from tests.access.helpers import Client, call
 from tests.conftest import AUTH
 from tests.epcis.documents import document, object_event

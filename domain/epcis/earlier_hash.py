@@ -1,0 +1,36 @@
+"""The hash events had before the standard prefixes were expanded where a document leaves
+them unbound: stored events keep the identity they were given under it."""
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+import orjson
+
+from domain.epcis.event_hash import STANDARD_PREFIXES, event_hash
+
+_STANDARD_MARKERS = tuple(f'"{prefix}:'.encode() for prefix in STANDARD_PREFIXES)
+
+
+def earlier_event_hash(
+    event: Mapping[str, Any],
+    context: Mapping[str, str] | None = None,
+    *,
+    ignore_fields: Collection[str] = (),
+) -> str | None:
+    """The hash this service gave the event before it expanded the standard prefixes it
+    leaves unbound (`STANDARD_PREFIXES`), when that differs from its hash; else None."""
+    if not _mentions_standard_prefix(event):
+        return None
+    earlier = event_hash(
+        event, context, ignore_fields=ignore_fields, expand_standard_prefixes=False
+    )
+    return None if earlier == event_hash(event, context, ignore_fields=ignore_fields) else earlier
+
+
+def _mentions_standard_prefix(event: Mapping[str, Any]) -> bool:
+    # Only a key or value that starts with one of them can hash apart: most events have none.
+    try:
+        encoded = orjson.dumps(event)
+    except (orjson.JSONEncodeError, TypeError):
+        return True  # no quick look (a number past 64 bits): compare the hashes
+    return any(marker in encoded for marker in _STANDARD_MARKERS)
