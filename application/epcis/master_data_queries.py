@@ -67,7 +67,7 @@ class MasterDataQueryService:
         ]
         within = self._within(query, mappings, accounts)
         limit = query.max_element_count
-        found = self._reader.captured(query, within, accounts, None if limit is None else limit + 1)
+        found = self._captured(query, within, accounts, None if limit is None else limit + 1)
         for mapping in mappings:
             room = None if limit is None else limit + 1 - len(found)
             found.extend(self._from_collection(query, mapping, within, accounts, room))
@@ -124,6 +124,26 @@ class MasterDataQueryService:
             for parent, child in self._reader.collection_children(mapping, parents, accounts):
                 children.setdefault(parent, []).append(element_id(mapping, child))
         return collection_elements(mapping, rows, children)
+
+    def _captured(
+        self,
+        query: MasterDataQuery,
+        within: set[str] | None,
+        accounts: Sequence[str] | None,
+        limit: int | None,
+    ) -> list[VocabularyElement]:
+        """The captured elements the query selects, in order; a large WD_name tree in
+        batches, so that no statement names more keys than a driver takes."""
+        if within is None or len(within) <= _BATCH:
+            return self._reader.captured(query, within, accounts, limit)
+        found = [
+            element
+            for part in chunks(sorted(within), _BATCH)
+            for element in self._reader.captured(query, set(part), accounts, limit)
+        ]
+        # Each batch is in (vocabulary, key) order, and its first `limit` are enough.
+        found.sort(key=lambda e: (e.vocabulary, element_key(e.vocabulary, e.id)))
+        return found if limit is None else found[:limit]
 
     def _within(
         self,

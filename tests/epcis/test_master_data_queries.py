@@ -8,6 +8,8 @@ from typing import Any
 import orjson
 import pytest
 
+from application.epcis import master_data_queries
+from domain.gs1 import canonical_epc
 from infrastructure.epcis_schema import DocumentValidator
 from tests.conftest import AUTH
 from tests.epcis.documents import document
@@ -248,6 +250,22 @@ async def test_max_element_count_refuses_a_larger_answer_with_413(
     assert (await response.json())["type"] == "epcisException:QueryTooLargeException"
     response = await run(client, "md6", master_data_query(maxElementCount=6))
     assert response.status == 200
+
+
+@pytest.mark.parametrize("batch", [1000, 3])
+async def test_a_wd_name_tree_larger_than_a_batch_answers_alike_in_order(
+    client: Client, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    # The keys of a large tree are read in batches (3 here stands for 1,000).
+    monkeypatch.setattr(master_data_queries, "_BATCH", batch)
+    rooms = [f"urn:epc:id:sgln:0614141.{n:05d}.0" for n in (7, 3, 9, 1, 8, 2, 6)]
+    root = {"id": SITE, "children": rooms}
+    tree = with_master_data(document(), root, *[{"id": room} for room in rooms])
+    assert (await capture(client, tree)).status == 201, "captured"
+    found = await vocabularies(client, vocabularyName=[BUSINESS_LOCATION], WD_name=[SITE])
+    assert list(found) == sorted([SITE, *rooms], key=lambda e: canonical_epc(e))
+    response = await run(client, "md-seven", master_data_query(WD_name=[SITE], maxElementCount=7))
+    assert response.status == 413
 
 
 @pytest.mark.parametrize(
