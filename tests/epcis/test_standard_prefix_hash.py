@@ -2,7 +2,6 @@
 leaves them unbound (the algorithm's rule 15), so `gs1:Angle` and `Angle` are one event;
 events stored under the hash they had before keep it."""
 
-import uuid
 from functools import partial
 from typing import Any
 from urllib.parse import quote
@@ -11,15 +10,18 @@ import pytest
 
 from application.epcis import analysis
 from application.runtime import Tracepoint
-from domain.epcis.capture_job import CaptureJob
-from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.earlier_hash import earlier_event_hash
 from domain.epcis.event_hash import event_hash
 from tests.access.helpers import Client, call
 from tests.conftest import AUTH
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture, events
-from tests.items.test_tenants import Tenants, settings, tenants  # noqa: F401 (fixtures)
+from tests.items.test_tenants import (  # noqa: F401 (fixtures)
+    Tenants,
+    settings,
+    stored_as_before,
+    tenants,
+)
 
 
 def _angle(kind: str) -> dict[str, Any]:
@@ -168,25 +170,7 @@ async def test_an_event_stored_before_identity_was_per_account_keeps_its_earlier
     # As a multi-tenant installation of an earlier version stored A's capture: the earlier
     # hash as its name, an installation-wide identity.
     earlier = event_hash(GS1_ANGLE, {}, expand_standard_prefixes=False)
-    capture_id = str(uuid.uuid4())
-    recorded = CapturedEvent.captured(
-        earlier, GS1_ANGLE, {}, "2024-03-01T10:00:00.000Z", capture_id
-    )
-    job = CaptureJob(
-        capture_id=capture_id,
-        error_behaviour="rollback",
-        created_at="2024-03-01T10:00:00.000Z",
-        finished_at="2024-03-01T10:00:00.000Z",
-        events_received=1,
-        events_stored=1,
-        events_already_present=0,
-        events_rejected=0,
-        errors=[],
-        captured_by=tenants.a.id,
-        account=tenants.account_a,
-    )
-    tracepoint.store.save(job, recorded)
-    await tracepoint.blocking.run(tracepoint.projections.catch_up)
+    await stored_as_before(tracepoint, tenants, earlier, GS1_ANGLE)
     body = document(GS1_ANGLE)
     for user, said in ((tenants.a, "0 new event(s); 1 already present"), (tenants.b, "1 new")):
         status, answer = await call(client, "POST", "/v2/epcis/capture", body, token=user.token)

@@ -311,15 +311,13 @@ async def test_accounts_sharing_an_event_id_hold_two_events_each_seeing_its_own(
         assert [(e["eventID"], e["bizStep"]) for e in found] == [(event_id, step)]
 
 
-async def test_an_event_captured_before_identity_was_per_account_keeps_its_identity(
-    client: Client, tenants: Tenants, tracepoint: Tracepoint
+async def stored_as_before(
+    tracepoint: Tracepoint, tenants: Tenants, name: str, event: dict[str, Any]
 ) -> None:
-    # As a multi-tenant installation of an earlier version stored A's capture.
-    event = object_event(eventID=f"urn:uuid:{uuid.uuid4()}")
+    """`event` stored as a multi-tenant installation of an earlier version stored A's
+    capture: named `name`, under an installation-wide identity."""
     capture_id = str(uuid.uuid4())
-    recorded = CapturedEvent.captured(
-        event["eventID"], event, {}, "2024-03-01T10:00:00.000Z", capture_id
-    )
+    recorded = CapturedEvent.captured(name, event, {}, "2024-03-01T10:00:00.000Z", capture_id)
     job = CaptureJob(
         capture_id=capture_id,
         error_behaviour="rollback",
@@ -335,6 +333,14 @@ async def test_an_event_captured_before_identity_was_per_account_keeps_its_ident
     )
     tracepoint.store.save(job, recorded)
     await tracepoint.blocking.run(tracepoint.projections.catch_up)
+
+
+async def test_an_event_captured_before_identity_was_per_account_keeps_its_identity(
+    client: Client, tenants: Tenants, tracepoint: Tracepoint
+) -> None:
+    # As a multi-tenant installation of an earlier version stored A's capture.
+    event = object_event(eventID=f"urn:uuid:{uuid.uuid4()}")
+    await stored_as_before(tracepoint, tenants, event["eventID"], event)
     for user, said in ((tenants.a, "0 new event(s); 1 already present"), (tenants.b, "1 new")):
         response = await client.post(
             "/v2/epcis/capture",
