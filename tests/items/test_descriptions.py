@@ -1,0 +1,41 @@
+"""The catalogue described as Directus describes a schema: every type is one of
+Directus's, every to-many relation an alias, every relation between known collections."""
+
+import pytest
+
+from application.items.catalogue import DIRECTUS_NAMES, build_schema
+from application.items.descriptions import (
+    collection_description,
+    field_descriptions,
+    relation_descriptions,
+)
+from domain.collections.schema import Collection
+
+DIRECTUS_TYPES = {
+    "alias", "uuid", "string", "text", "integer", "float", "boolean", "dateTime", "date",
+    "json", "hash",
+}  # fmt: skip
+SCHEMA = build_schema(multi_tenant=True)
+NAMES = {collection_description(c)["collection"] for c in SCHEMA}
+
+
+@pytest.mark.parametrize("collection", list(SCHEMA), ids=lambda c: c.name)
+def test_every_field_has_a_directus_type(collection: Collection) -> None:
+    for field in field_descriptions(SCHEMA, collection):
+        assert field["type"] in DIRECTUS_TYPES, field["field"]
+        assert (field["schema"] is None) == (field["type"] == "alias")
+
+
+def test_aliases_through_a_junction_are_many_to_many_and_others_one_to_many() -> None:
+    for collection in SCHEMA:
+        described = {f["field"]: f for f in field_descriptions(SCHEMA, collection)}
+        for alias in collection.aliases:
+            expected = "m2m" if SCHEMA[alias.collection].junction else "o2m"
+            assert described[alias.name]["meta"]["special"] == [expected]
+
+
+def test_relations_name_collections_by_their_discovered_names() -> None:
+    for collection in SCHEMA:
+        for relation in relation_descriptions(SCHEMA, collection):
+            assert {relation["collection"], relation["related_collection"]} <= NAMES
+    assert set(DIRECTUS_NAMES.values()) <= NAMES
