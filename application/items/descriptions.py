@@ -192,7 +192,8 @@ def _meta(collection: Collection, field: str, sort: int) -> Description:
         "validation": None,
         "validation_message": None,
         "searchable": True,
-        "system": is_system(collection),
+        # Directus marks its own fields and leaves the flag out elsewhere.
+        **({"system": True} if is_system(collection) else {}),
     }
 
 

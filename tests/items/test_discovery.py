@@ -47,6 +47,8 @@ async def test_system_collections_carry_their_directus_names_and_the_system_flag
     assert product["meta"]["system"] is False
     assert product["meta"]["singleton"] is False
     assert product["schema"] == {"name": "product", "comment": None}
+    assert (await ok(client, "GET", "/fields/directus_users/email"))["meta"]["system"] is True
+    assert "system" not in (await ok(client, "GET", "/fields/product/gtin"))["meta"]
 
 
 async def test_a_collection_is_also_found_by_the_name_its_routes_and_permissions_use(
