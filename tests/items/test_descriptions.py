@@ -1,6 +1,8 @@
 """The catalogue described as Directus describes a schema: every type is one of
 Directus's, every to-many relation an alias, every relation between known collections."""
 
+from typing import Any
+
 import pytest
 
 from application.items.catalogue import DIRECTUS_NAMES, build_schema
@@ -39,3 +41,20 @@ def test_relations_name_collections_by_their_discovered_names() -> None:
         for relation in relation_descriptions(SCHEMA, collection):
             assert {relation["collection"], relation["related_collection"]} <= NAMES
     assert set(DIRECTUS_NAMES.values()) <= NAMES
+
+
+def relation(collection: str, field: str) -> dict[str, Any]:
+    described = relation_descriptions(SCHEMA, SCHEMA[collection])
+    return next(r for r in described if r["field"] == field)
+
+
+def test_a_junction_relation_names_the_far_side_of_its_many_to_many() -> None:
+    user = relation("access", "user")
+    assert user["related_collection"] == "directus_users"
+    assert (user["meta"]["one_field"], user["meta"]["junction_field"]) == ("policies", "policy")
+
+
+def test_what_deleting_the_related_item_does_is_the_services_own_rule() -> None:
+    assert relation("access", "policy")["schema"]["on_delete"] == "CASCADE"
+    assert relation("product", "brand_owner")["schema"]["on_delete"] == "SET NULL"
+    assert relation("revisions", "activity")["schema"]["on_delete"] == "NO ACTION"
