@@ -109,17 +109,6 @@ def _field(schema: Schema, collection: Collection, field: Field, sort: int) -> D
     name = directus_name(collection.name)
     primary = field.name == collection.primary_key
     related = schema[field.relation] if field.relation is not None else None
-    options: dict[str, Any] | None = None
-    interface = _INTERFACES.get(field.type, "input")
-    if field.choices:
-        interface = "select-multiple-dropdown" if field.array else "select-dropdown"
-        options = {"choices": [{"text": c, "value": c} for c in field.choices]}
-    elif field.array:
-        interface = "tags"
-    elif related is not None:
-        interface = "file" if related.name == "files" else "select-dropdown-m2o"
-    if field.minimum is not None or field.maximum is not None:
-        options = {"min": field.minimum, "max": field.maximum}
     return {
         "collection": name,
         "field": field.name,
@@ -146,14 +135,34 @@ def _field(schema: Schema, collection: Collection, field: Field, sort: int) -> D
         "meta": {
             **_meta(collection, field.name, sort),
             "special": _specials(collection, field) or None,
-            "interface": interface,
-            "options": options,
+            "interface": _interface(field),
+            "options": _options(field),
             "readonly": field.readonly,
             # A secret the service keeps (a TFA secret) is neither shown nor edited.
             "hidden": field.concealed and field.readonly,
             "required": field.required,
         },
     }
+
+
+def _interface(field: Field) -> str:
+    """How the Directus app would edit the field."""
+    if field.choices:
+        return "select-multiple-dropdown" if field.array else "select-dropdown"
+    if field.array:
+        return "tags"
+    if field.relation is not None:
+        return "file" if field.relation == "files" else "select-dropdown-m2o"
+    return _INTERFACES.get(field.type, "input")
+
+
+def _options(field: Field) -> dict[str, Any] | None:
+    """The interface's options: an enumeration's choices, a number's bounds."""
+    if field.choices:
+        return {"choices": [{"text": c, "value": c} for c in field.choices]}
+    if field.minimum is not None or field.maximum is not None:
+        return {"min": field.minimum, "max": field.maximum}
+    return None
 
 
 def _alias(schema: Schema, collection: Collection, alias: Alias, sort: int) -> Description:
