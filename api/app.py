@@ -11,7 +11,7 @@ from api.epcis.authentication import epcis_authentication
 from api.epcis.discovery import epcis_discovery
 from api.epcis.negotiation import epcis_negotiation
 from api.flows import outbound, publish_lot
-from api.items import collections, files, history, v1_lists
+from api.items import collections, discovery, files, history, v1_lists
 from api.keys import TRACEPOINT
 from api.middleware import errors
 from application.runtime import Tracepoint
@@ -48,6 +48,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     files.add_routes(app)
     history.add_routes(app)
     collections.add_routes(app)
+    discovery.add_routes(app)
     # Last: a short code is any one segment no other route claims.
     app.add_routes(resolver.routes)
     if manage_lifecycle:

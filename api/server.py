@@ -1,9 +1,12 @@
-"""`/server/ping` and `/server/health`."""
+"""`/server/ping`, `/server/health` and `/server/info`."""
 
 import orjson
 from aiohttp import web
 
-from api.keys import service
+from api.epcis.discovery import vendor_version
+from api.keys import caller, service
+from api.platform_responses import data_response
+from application.server_info import server_info
 
 routes = web.RouteTableDef()
 
@@ -25,3 +28,10 @@ async def health(request: web.Request) -> web.Response:
         body=orjson.dumps({"status": "error", "checks": result.failing}),
         content_type="application/json",
     )
+
+
+@routes.get("/server/info")
+async def info(request: web.Request) -> web.Response:
+    """The project for everyone; limits for signed-in users; the version for admins."""
+    tracepoint = service(request)
+    return data_response(server_info(caller(request), tracepoint.settings, vendor_version()))

@@ -13,8 +13,11 @@ from application.errors import Forbidden
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 #: What a user under a policy that enforces two-factor authentication may reach before
-#: enabling it: their own record, the setup endpoints and the flags that say so.
-_TFA_SETUP = ("/users/me", "/policies/me/globals")
+#: enabling it: their own record, the setup endpoints, the flags that say so and the
+#: server's public description.
+_TFA_SETUP = ("/users/me", "/policies/me/globals", "/server/info")
+#: The server's probes answer whoever asks, whatever token comes along.
+_PROBES = ("/server/ping", "/server/health")
 
 
 @web.middleware
@@ -23,9 +26,9 @@ async def platform_authentication(request: web.Request, handler: Handler) -> web
     is served and the rest is 403."""
     if is_epcis(request):
         return await handler(request)
-    if request.path == "/auth" or request.path.startswith(("/server/", "/auth/")):
-        # The server's probes and signing in need no caller; a stale access token sent
-        # along must not stop a client from refreshing it.
+    if request.path in ("/auth", *_PROBES) or request.path.startswith("/auth/"):
+        # Signing in needs no caller; a stale access token sent along must not stop a
+        # client from refreshing it.
         return await handler(request)
     tracepoint = service(request)
     caller = await tracepoint.access.authenticator.caller(

@@ -24,3 +24,13 @@ def record_collections(multi_tenant: bool) -> tuple[Collection, ...]:
 def build_schema(multi_tenant: bool) -> Schema:
     """The records' collections and their history (`activity`, `revisions`)."""
     return Schema(record_collections(multi_tenant) + HISTORY_COLLECTIONS)
+
+
+#: The names Directus clients know the system collections by (`directus_users`): the
+#: schema discovery uses them, while the routes and permission rows keep ours (`/users`).
+DIRECTUS_NAMES = {c.name: f"directus_{c.name}" for c in (*SYSTEM_COLLECTIONS, *HISTORY_COLLECTIONS)}
+
+
+def directus_name(name: str) -> str:
+    """The name Directus clients know a collection by."""
+    return DIRECTUS_NAMES.get(name, name)

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from application.core import Core
+from application.items.discovery import SchemaDiscovery
 from application.items.files import FilesRules, FilesService
 from application.items.master_data_rules import (
     LocationRules,
@@ -25,6 +26,8 @@ class ItemsCapability:
 
     service: ItemsService
     files: FilesService
+    #: What `/collections`, `/fields` and `/relations` answer.
+    discovery: SchemaDiscovery
     #: The rules of the collections this capability owns.
     rules: Mapping[str, CollectionRules]
 
@@ -65,4 +68,4 @@ def build_items(
     for name, scheme in schemes.items():
         kind = LocationRules if name == "location" else StandardIdentifiers
         own[name] = kind(name, scheme, core.link_base)
-    return ItemsCapability(service, files, own)
+    return ItemsCapability(service, files, SchemaDiscovery(core.schema), own)
