@@ -13,6 +13,7 @@ import {
   createDirectus,
   createItem,
   createItems,
+  customEndpoint,
   deleteItem,
   readCollections,
   readFields,
@@ -209,6 +210,19 @@ await step("updateItem product /01/…", async () => {
   equal(updated, { product_name: "Renamed" }, "updated");
 });
 
+await step("readItem product /01/… with as_of", async () => {
+  const before = new Date(Date.now() - 3600_000).toISOString();
+  await refused(
+    admin.request(readItem("product", PRODUCT, { as_of: before })),
+    403,
+    "FORBIDDEN",
+  );
+  const now = await admin.request(
+    readItem("product", PRODUCT, { as_of: new Date().toISOString(), fields: ["product_name"] }),
+  );
+  equal(now, { product_name: "Renamed" }, "as of now");
+});
+
 await step("readItemPermissions product /01/…", async () => {
   const allowed = await admin.request(readItemPermissions("product", PRODUCT));
   equal(allowed.update, { access: true }, "update");
@@ -267,6 +281,27 @@ await step("readItem location /414/…/254/ (extension with a slash)", async () 
 await step("deleteItem location /414/…", async () => {
   await admin.request(deleteItem("location", LOCATION));
   await refused(admin.request(readItem("location", LOCATION)), 403, "FORBIDDEN");
+});
+
+await step("createItem lot /01/…/10/… and publish it (customEndpoint)", async () => {
+  const maker = await admin.request(
+    createItem("organisation", {
+      organisation_name: "SDK maker",
+      organisation_company_prefix: "9506000",
+    }),
+  );
+  // The commissioning event's EPC class needs the manufacturer's company prefix.
+  await admin.request(updateItem("product", `/01/${GTINS[1]}`, { product_manufacturer: maker.id }));
+  const lot = await admin.request(
+    createItem("lot", { product: `/01/${GTINS[1]}`, lot_number: "L/1", quantity: "5", uom: "KGM" }),
+  );
+  equal(lot.id, `/01/${GTINS[1]}/10/L%2F1`, "lot id");
+  const published = await admin.request(
+    customEndpoint({ path: `/items/lot/${lot.id}/publish`, method: "POST" }),
+  );
+  equal(published.lot, lot.id, "published lot");
+  const read = await admin.request(readItem("lot", lot.id, { fields: ["status"] }));
+  equal(read, { status: "published" }, "lot");
 });
 
 // -- files ------------------------------------------------------------------------------
