@@ -362,8 +362,7 @@ await step("readRolesMe", async () => {
 
 // -- schema discovery (DIRECTUS_SDK_DISCOVERY=1) ----------------------------------------
 // The discovery endpoints (/server/info, /collections, /fields, /relations) come with
-// issue 17; once they are served, set DIRECTUS_SDK_DISCOVERY=1 in the pytest test (or
-// make it the default there) to run these steps.
+// issue 17; once they are served, make DISCOVERY "1" in test_directus_sdk.py.
 
 if (DISCOVERY) {
   await step("serverInfo", async () => {
