@@ -4,6 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
+# The Directus SDK check (tests/directus_sdk) runs node with the SDK pinned there.
+SDK_CHECK := tests/directus_sdk
+SDK_MODULES := $(SDK_CHECK)/node_modules/.package-lock.json
+
 .PHONY: run test lint typecheck layers unit bench install clean
 
 $(STAMP): pyproject.toml
@@ -13,7 +17,19 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-install: $(STAMP)
+# Without npm the SDK check is skipped (tests/directus_sdk/test_directus_sdk.py says so),
+# except in CI, where it is mandatory.
+$(SDK_MODULES): $(SDK_CHECK)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd $(SDK_CHECK) && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+		case "$$(printf %s "$$CI" | tr A-Z a-z)" in 1|true|yes|on) \
+			echo "npm is required in CI for the Directus SDK check ($(SDK_CHECK))"; exit 1;; \
+		esac; \
+		echo "npm not found: the Directus SDK check ($(SDK_CHECK)) will be skipped"; \
+	fi
+
+install: $(STAMP) $(SDK_MODULES)
 
 run: $(STAMP)
 	mkdir -p var
@@ -34,7 +50,7 @@ layers: $(STAMP)
 # `make unit PYTEST_WORKERS=0` runs them in this process.
 PYTEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 2)")
 
-unit: $(STAMP)
+unit: $(STAMP) $(SDK_MODULES)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
 
 test: lint typecheck layers unit
@@ -50,4 +66,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.validation $(VALIDATION_BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache $(SDK_CHECK)/node_modules

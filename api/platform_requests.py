@@ -49,6 +49,20 @@ async def read_json(request: web.Request) -> Any:
         raise InvalidPayload(f"Invalid JSON: {exc}") from exc
 
 
+def item_key(request: web.Request) -> str:
+    """The key of a single-item route (`…/{key:.+}`). Sent as one segment
+    (`%2F01%2F09506000134352`) it is percent-decoded. Sent with its slashes, as the
+    Directus SDKs send keys, it is a GS1 Digital Link path whose values are percent-encoded
+    already (`/01/09506000134352/10/2024%2F07`), so it is taken as sent."""
+    key = request.match_info["key"]
+    resource = request.match_info.route.resource
+    pattern = resource.get_info().get("pattern") if resource and "/" in key else None
+    sent = pattern.fullmatch(request.rel_url.raw_path) if pattern else None
+    if sent is not None and "/" in sent.group("key"):
+        return sent.group("key")
+    return key
+
+
 def item_query(request: web.Request) -> ItemQuery:
     """The global query parameters of a request."""
     try:

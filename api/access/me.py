@@ -2,8 +2,9 @@
 
 from aiohttp import web
 
+from api.items.collection_views import KEY
 from api.keys import caller, service
-from api.platform_requests import item_query, read_json
+from api.platform_requests import item_key, item_query, read_json
 from api.platform_responses import data_response, no_content
 from application.access.my_permissions import permissions_summary
 from application.access.system_collections import EXTRA_PERMISSION_COLLECTIONS
@@ -50,15 +51,18 @@ async def my_permissions(request: web.Request) -> web.Response:
     return data_response(permissions_summary(me, collections))
 
 
-@routes.get("/permissions/me/{collection}/{key}")
+@routes.get("/permissions/me/{collection}")
+@routes.get(f"/permissions/me/{{collection}}{KEY}")
 async def my_item_permissions(request: web.Request) -> web.Response:
     """Whether the caller may update, delete and share one item (false when it does
-    not exist: the answer never tells which)."""
+    not exist: the answer never tells which); without a key, whether the caller holds
+    each of these permissions on the collection at all."""
     me = caller(request)
     if me.user is None:
         raise Forbidden()
     items = service(request).items.service
-    collection, key = request.match_info["collection"], request.match_info["key"]
+    collection = request.match_info["collection"]
+    key = item_key(request) if "key" in request.match_info else None
     return data_response(
         {
             action: {"access": await items.allows(me, collection, action, key)}

@@ -8,7 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from api.keys import caller, service
-from api.platform_requests import as_of, item_query, read_json, search_query
+from api.platform_requests import as_of, item_key, item_query, read_json, search_query
 from api.platform_responses import data_response, no_content
 from application.errors import InvalidPayload
 
@@ -41,7 +41,7 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
 
     async def read_item(request: web.Request) -> web.Response:
         items = service(request).items.service
-        key, query = request.match_info["key"], item_query(request)
+        key, query = item_key(request), item_query(request)
         if "as_of" in request.query:
             moment = as_of(request.query["as_of"])
             item = await items.read_as_of(
@@ -63,7 +63,7 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
         items = await service(request).items.service.update(
             caller(request),
             collection_of(request),
-            [request.match_info["key"]],
+            [item_key(request)],
             await read_json(request),
             item_query(request),
         )
@@ -85,7 +85,7 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
 
     async def delete_item(request: web.Request) -> web.Response:
         await service(request).items.service.delete(
-            caller(request), collection_of(request), [request.match_info["key"]]
+            caller(request), collection_of(request), [item_key(request)]
         )
         return no_content()
 
@@ -128,6 +128,13 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
     }
 
 
+#: The path of one item below its collection: the rest of the path is the key, so a key
+#: holding `/` (`/01/09506000134352`) is found sent as is (`/items/product//01/…`, as the
+#: Directus SDKs send it) or percent-encoded (`/items/product/%2F01%2F…`): aiohttp matches
+#: the encoded path and decodes the key. Routes with a suffix after the key
+#: (`/items/lot/<key>/publish`) still win, as aiohttp tries longer static prefixes first.
+KEY = "/{key:.+}"
+
 #: Each view's method and path below a collection's base path.
 ROUTES = (
     ("GET", "", "list"),
@@ -135,9 +142,9 @@ ROUTES = (
     ("POST", "", "create"),
     ("PATCH", "", "update_many"),
     ("DELETE", "", "delete_many"),
-    ("GET", "/{key}", "read"),
-    ("PATCH", "/{key}", "update_one"),
-    ("DELETE", "/{key}", "delete_one"),
+    ("GET", KEY, "read"),
+    ("PATCH", KEY, "update_one"),
+    ("DELETE", KEY, "delete_one"),
 )
 
 

@@ -1,7 +1,7 @@
 """`/items/<collection>`: the item collections of spec §4.1, one generic set of views.
 
-A primary key holding `/` (`/01/09506000134352`) is sent percent-encoded as one path
-segment. System collections are served at their own paths, never here.
+A primary key holding `/` (`/01/09506000134352`) is the rest of the path, sent as is or
+percent-encoded (see `KEY`). System collections are served at their own paths, never here.
 """
 
 from aiohttp import web

@@ -12,9 +12,9 @@ from urllib.parse import quote
 
 from aiohttp import BodyPartReader, hdrs, web
 
-from api.items.collection_views import collection_views
+from api.items.collection_views import KEY, collection_views
 from api.keys import caller, service
-from api.platform_requests import item_query, read_json, search_query
+from api.platform_requests import item_key, item_query, read_json, search_query
 from api.platform_responses import data_response, no_content
 from application.errors import InvalidPayload
 from application.items.files import FormPart
@@ -105,13 +105,13 @@ def add_routes(app: web.Application) -> None:
         if request.content_type != _MULTIPART:
             return await views["update_one"](request)
         items = await service(request).items.files.replace(
-            caller(request), request.match_info["key"], _parts(request), item_query(request)
+            caller(request), item_key(request), _parts(request), item_query(request)
         )
         return _written(items, many=False)
 
     async def delete_one(request: web.Request) -> web.StreamResponse:
         response = await views["delete_one"](request)
-        await service(request).items.files.remove_deleted([request.match_info["key"]])
+        await service(request).items.files.remove_deleted([item_key(request)])
         return response
 
     async def delete_many(request: web.Request) -> web.StreamResponse:
@@ -126,9 +126,9 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post(base, upload)
     app.router.add_patch(base, views["update_many"])
     app.router.add_delete(base, delete_many)
-    app.router.add_get(base + "/{key}", views["read"])
-    app.router.add_patch(base + "/{key}", update_one)
-    app.router.add_delete(base + "/{key}", delete_one)
+    app.router.add_get(base + KEY, views["read"])
+    app.router.add_patch(base + KEY, update_one)
+    app.router.add_delete(base + KEY, delete_one)
     app.router.add_get("/assets/{key}", download)
     app.router.add_get("/assets/{key}/{filename}", download)
 

@@ -7,7 +7,7 @@ on the collection); every other method answers 405.
 
 from aiohttp import web
 
-from api.items.collection_views import collection_views
+from api.items.collection_views import KEY, collection_views
 from domain.records.history import HISTORY_COLLECTIONS
 
 
@@ -18,4 +18,4 @@ def add_routes(app: web.Application) -> None:
         base = f"/{collection}"
         app.router.add_get(base, views["list"])
         app.router.add_route("SEARCH", base, views["search"])
-        app.router.add_get(base + "/{key}", views["read"])
+        app.router.add_get(base + KEY, views["read"])

@@ -20,7 +20,7 @@ from application.codes.pools import CodePools
 from application.items.files import FilesService
 from application.service_records import change_record, live_record
 from domain.codes.chunk import CodeChunk
-from domain.codes.exports import export_codes, extension, media_type
+from domain.codes.exports import EXPORT_TYPES, export_codes, extension, media_type
 from domain.collections.coercion import format_datetime
 from domain.records.record import Record
 from infrastructure.database import Database
@@ -91,6 +91,17 @@ class CodeReservations:
 
     def _take(self, key: str) -> _Step:
         """Take the reservation's codes, ordering them from a pool where it lacks them."""
+        reservation = self._load(key)
+        export_type = (reservation.values.get("export_type") or "csv") if reservation else None
+        if export_type is not None and export_type not in EXPORT_TYPES:
+            # Checked before any code is taken: the codes would be held for a file that
+            # is never written.
+            self._fail(
+                key,
+                f'No exporter for export type "{export_type}": this service writes'
+                f" {', '.join(EXPORT_TYPES)}. Create the reservation again with one of them",
+            )
+            return _Step("done")
         ordered = False
         for _ in range(_ATTEMPTS):
             reservation = self._load(key)

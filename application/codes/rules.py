@@ -7,7 +7,6 @@ from typing import Any
 from application.errors import InvalidPayload
 from application.items.rules import CollectionRules, Item, Related
 from domain.codes.chunk import CodeChunk
-from domain.codes.exports import EXPORT_TYPES
 from domain.codes.plans import PlanError, plan_job, product_gtin
 from domain.masterdata.codes import CODE_RESERVATION, IDENTIFIER_JOB
 from projections.codes.reader import CodeReader
@@ -116,15 +115,11 @@ class CodeReservationRules(_WakesTheWorker):
         self._max = max_quantity
 
     def derive(self, values: Item, current: Item | None, related: Related) -> Item:
-        """Check the export type and quantity; fix what a started reservation takes."""
+        """Check the quantity; fix what a started reservation takes. The export type is an
+        open list: the worker fails a type it has no exporter for (see `CodeReservations`)."""
         _status_change(values, current, "reservation")
         _fixed(values, current, _RESERVATION_FIELDS, "quantity_reserved", "reservation")
         merged = {**CODE_RESERVATION.defaults(), **(current or {}), **values}
-        if merged.get("export_type") not in EXPORT_TYPES:
-            raise InvalidPayload(
-                f'"export_type" must be one of {", ".join(EXPORT_TYPES)},'
-                f' not "{merged.get("export_type")}"'
-            )
         if int(merged.get("quantity") or 0) > self._max:
             raise InvalidPayload(f'"quantity" may be at most {self._max:,} per reservation')
         if values.get("status") == "new" and current is not None:

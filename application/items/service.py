@@ -193,8 +193,11 @@ class ItemsService:
                 checked = dataclasses.replace(checked, filter=resolved)
         return checked
 
-    async def allows(self, caller: Accountability, collection: str, action: str, key: Any) -> bool:
-        """Whether the caller may apply `action` to this item (False when it is not there)."""
+    async def allows(
+        self, caller: Accountability, collection: str, action: str, key: Any = None
+    ) -> bool:
+        """Whether the caller may apply `action` to this item (False when it is not there),
+        or with no key, to some items of the collection (a permission for it at all)."""
         return await self._blocking.run(self._allows, caller, collection, action, key)
 
     def _allows(self, caller: Accountability, collection: str, action: str, key: Any) -> bool:
@@ -206,6 +209,8 @@ class ItemsService:
         access = caller.access(spec.name, action)
         if access is None:
             return False
+        if key is None:
+            return True
         try:
             self._permissions.require_visible(
                 caller, spec, access, action, primary_keys(spec, [key])

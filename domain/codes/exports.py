@@ -1,4 +1,9 @@
-"""The export file of a code reservation: its codes as CSV, JSON or XML."""
+"""The export file of a code reservation: its codes as CSV, JSON or XML.
+
+`export_type` is an open list (spec §2): a reservation may name any type, and the
+reservation worker fails one this service has no exporter for. `EXPORTERS`, at the end,
+is the one place an export type is added.
+"""
 
 import csv
 import io
@@ -7,10 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-EXPORT_TYPES = ("csv", "json", "xml")
 CSV_COLUMNS = ("id", "type", "code", "gtin", "digital_link", "status")
-
-_MEDIA_TYPES = {"csv": "text/csv", "json": "application/json", "xml": "application/xml"}
 # ElementTree's own declaration is single-quoted; this is the form most readers expect.
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
@@ -27,23 +29,16 @@ class ExportedCode:
     id: str
 
 
-def _checked(export_type: str) -> str:
-    if export_type not in EXPORT_TYPES:
-        raise ValueError(
-            f"unknown export type {export_type!r}: expected one of {', '.join(EXPORT_TYPES)}"
-        )
-    return export_type
+#: Writes the export file of a reservation (its key, its codes, the URL suffix) as bytes.
+Writer = Callable[[str, Sequence[ExportedCode], str], bytes]
 
 
-def media_type(export_type: str) -> str:
-    """The Content-Type of an export file of that type (ValueError for an unknown type)."""
-    return _MEDIA_TYPES[_checked(export_type)]
+@dataclass(frozen=True)
+class Exporter:
+    """How one export type is written: the file's media type and its writer."""
 
-
-def extension(export_type: str) -> str:
-    """The file name extension, dot included, of an export file of that type (ValueError for
-    an unknown type)."""
-    return "." + _checked(export_type)
+    media_type: str
+    write: Writer
 
 
 def _csv(reservation_id: str, codes: Sequence[ExportedCode], suffix: str) -> bytes:
@@ -94,11 +89,35 @@ def _xml(reservation_id: str, codes: Sequence[ExportedCode], suffix: str) -> byt
     return "".join(parts).encode("utf-8")
 
 
-_WRITERS: dict[str, Callable[[str, Sequence[ExportedCode], str], bytes]] = {
-    "csv": _csv,
-    "json": _json,
-    "xml": _xml,
+#: The export types this service writes, by `export_type` (also the file extension).
+#: A new one is a writer above and an entry here; nothing else names them.
+EXPORTERS: dict[str, Exporter] = {
+    "csv": Exporter("text/csv", _csv),
+    "json": Exporter("application/json", _json),
+    "xml": Exporter("application/xml", _xml),
 }
+EXPORT_TYPES = tuple(EXPORTERS)
+
+
+def _exporter(export_type: str) -> Exporter:
+    exporter = EXPORTERS.get(export_type)
+    if exporter is None:
+        raise ValueError(
+            f"unknown export type {export_type!r}: expected one of {', '.join(EXPORT_TYPES)}"
+        )
+    return exporter
+
+
+def media_type(export_type: str) -> str:
+    """The Content-Type of an export file of that type (ValueError for an unknown type)."""
+    return _exporter(export_type).media_type
+
+
+def extension(export_type: str) -> str:
+    """The file name extension, dot included, of an export file of that type (ValueError for
+    an unknown type)."""
+    _exporter(export_type)
+    return "." + export_type
 
 
 def export_codes(
@@ -111,4 +130,4 @@ def export_codes(
 
     Raises ValueError for an export type not in EXPORT_TYPES.
     """
-    return _WRITERS[_checked(export_type)](reservation_id, codes, url_suffix or "")
+    return _exporter(export_type).write(reservation_id, codes, url_suffix or "")

@@ -350,6 +350,33 @@ async def test_item_permissions_say_what_the_caller_may_do_with_one_item(client:
     assert missing["update"] == {"access": False}
 
 
+async def test_collection_permissions_say_which_actions_the_caller_holds(client: Client) -> None:
+    user = await someone(client, "folders", "update", "partial")
+    held = await ok(client, "GET", "/permissions/me/folders", token=user.token)
+    assert held == {
+        "update": {"access": True},
+        "delete": {"access": False},
+        "share": {"access": False},
+    }
+
+
+async def test_collection_permissions_of_an_unknown_collection_are_all_denied(
+    client: Client,
+) -> None:
+    user = await someone(client, "folders", "update", "full")
+    held = await ok(client, "GET", "/permissions/me/nothing_here", token=user.token)
+    assert {action: entry["access"] for action, entry in held.items()} == {
+        "update": False,
+        "delete": False,
+        "share": False,
+    }
+
+
+async def test_collection_permissions_are_forbidden_to_the_public(client: Client) -> None:
+    status, body = await call(client, "GET", "/permissions/me/folders", token="")
+    assert (status, code(body)) == (403, "FORBIDDEN")
+
+
 async def epcis(client: Client, method: str, path: str, token: str, body: Any = None) -> int:
     response = await client.request(
         method, path, json=body, headers={"Authorization": f"Bearer {token}"}

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from application.runtime import Tracepoint
-from tests.access.helpers import Client, call, ok
+from tests.access.helpers import Client, ok
 from tests.codes.helpers import GTIN, codes_of, finished_job, product
 from tests.conftest import AUTH
 
@@ -97,16 +97,30 @@ async def test_the_xml_export_parses_back_to_the_codes(
     assert sorted(e.findtext("value") for e in root) == sorted(c["code"] for c in done["codes"])
 
 
-async def test_an_unknown_export_type_names_the_allowed_ones(client: Client) -> None:
+async def test_an_export_type_the_service_cannot_write_is_accepted_at_creation(
+    client: Client,
+) -> None:
     key = await product(client)
-    status, body = await call(
+    created = await ok(
         client,
         "POST",
         "/items/code_reservation",
         {"product": key, "quantity": 1, "export_type": "pdf"},
     )
-    assert status == 400
-    assert "csv, json, xml" in body["errors"][0]["message"]
+    assert (created["export_type"], created["status"]) == ("pdf", "new")
+
+
+async def test_a_reservation_of_an_unknown_export_type_fails_naming_the_known_ones(
+    tracepoint: Tracepoint, client: Client
+) -> None:
+    key = await product(client)
+    await finished_job(tracepoint, client, product=key, quantity=3)
+    done = await reserve(tracepoint, client, product=key, quantity=3, export_type="pdf")
+    assert done["status"] == "error"
+    assert '"pdf"' in done["error_message"]
+    assert "csv, json, xml" in done["error_message"]
+    assert (done["quantity_reserved"], done["export_file"]) == (0, None)
+    assert len(await codes_of(client, status="unassigned")) == 3
 
 
 async def test_two_reservations_at_once_never_share_a_code(

@@ -21,21 +21,6 @@ async def test_system_collections_are_not_served_under_items(client: Client) -> 
     assert status == 403
 
 
-async def test_a_key_with_slashes_is_addressed_percent_encoded(client: Client) -> None:
-    product = await ok(client, "POST", "/items/product", {"gtin": "09506000134352"})
-    assert product["id"] == "/01/09506000134352"
-    read = await ok(client, "GET", "/items/product/%2F01%2F09506000134352")
-    assert read["gtin"] == "09506000134352"
-    updated = await ok(
-        client, "PATCH", "/items/product/%2F01%2F09506000134352", {"product_name": "Cheese"}
-    )
-    assert updated["product_name"] == "Cheese"
-    status, _ = await call(client, "DELETE", "/items/product/%2F01%2F09506000134352")
-    assert status == 204
-    status, _ = await call(client, "GET", "/items/product/%2F01%2F09506000134352")
-    assert status == 403
-
-
 async def test_audit_fields_are_set_by_the_service(client: Client) -> None:
     created = await ok(client, "POST", "/items/certification", {"certification_type": "ORGANIC"})
     assert created["user_created"] is not None
