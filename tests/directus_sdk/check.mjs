@@ -2,8 +2,6 @@
 //
 // Run by tests/directus_sdk/test_directus_sdk.py, which starts the service and passes:
 //   DIRECTUS_URL, ADMIN_EMAIL, ADMIN_PASSWORD, ADMIN_TOKEN
-// and, to include the schema discovery calls (/server/info, /collections, /fields,
-// /relations), DIRECTUS_SDK_DISCOVERY=1.
 //
 // Every step runs; each failure is printed with the SDK call that failed, and the script
 // exits 1 if any failed.
@@ -52,9 +50,6 @@ const URL = env("DIRECTUS_URL");
 const EMAIL = env("ADMIN_EMAIL");
 const PASSWORD = env("ADMIN_PASSWORD");
 const TOKEN = env("ADMIN_TOKEN");
-const DISCOVERY = ["1", "true", "yes", "on"].includes(
-  (process.env.DIRECTUS_SDK_DISCOVERY ?? "").toLowerCase(),
-);
 
 const failures = [];
 let passed = 0;
@@ -360,48 +355,44 @@ await step("readRolesMe", async () => {
   check(Array.isArray(await session.request(readRolesMe())), "not a list");
 });
 
-// -- schema discovery (DIRECTUS_SDK_DISCOVERY=1) ----------------------------------------
-// The discovery endpoints (/server/info, /collections, /fields, /relations) come with
-// issue 17; once they are served, make DISCOVERY "1" in test_directus_sdk.py.
+// -- schema discovery (/server/info, /collections, /fields, /relations) ------------------
 
-if (DISCOVERY) {
-  await step("serverInfo", async () => {
-    const info = await admin.request(serverInfo());
-    check(info && typeof info === "object", "no info");
-  });
+await step("serverInfo", async () => {
+  const info = await admin.request(serverInfo());
+  check(info && typeof info === "object", "no info");
+});
 
-  await step("readCollections", async () => {
-    const collections = await admin.request(readCollections());
-    check(
-      collections.some((c) => c.collection === "product"),
-      "no product collection",
-    );
-  });
+await step("readCollections", async () => {
+  const collections = await admin.request(readCollections());
+  check(
+    collections.some((c) => c.collection === "product"),
+    "no product collection",
+  );
+});
 
-  await step("readFields", async () => {
-    const fields = await admin.request(readFields());
-    check(
-      fields.some((f) => f.collection === "product" && f.field === "gtin"),
-      "no product.gtin",
-    );
-  });
+await step("readFields", async () => {
+  const fields = await admin.request(readFields());
+  check(
+    fields.some((f) => f.collection === "product" && f.field === "gtin"),
+    "no product.gtin",
+  );
+});
 
-  await step("readFieldsByCollection product", async () => {
-    const fields = await admin.request(readFieldsByCollection("product"));
-    check(
-      fields.some((f) => f.field === "gtin"),
-      "no gtin",
-    );
-  });
+await step("readFieldsByCollection product", async () => {
+  const fields = await admin.request(readFieldsByCollection("product"));
+  check(
+    fields.some((f) => f.field === "gtin"),
+    "no gtin",
+  );
+});
 
-  await step("readRelations", async () => {
-    const relations = await admin.request(readRelations());
-    check(
-      relations.some((r) => r.collection === "lot" && r.field === "product"),
-      "no lot.product relation",
-    );
-  });
-}
+await step("readRelations", async () => {
+  const relations = await admin.request(readRelations());
+  check(
+    relations.some((r) => r.collection === "lot" && r.field === "product"),
+    "no lot.product relation",
+  );
+});
 
 // -- done ---------------------------------------------------------------------------------
 
@@ -415,4 +406,4 @@ if (failures.length) {
   for (const failure of failures) console.error(`- ${failure}`);
   process.exit(1);
 }
-console.log(`${passed} Directus SDK steps passed${DISCOVERY ? "" : " (discovery off)"}`);
+console.log(`${passed} Directus SDK steps passed`);

@@ -24,9 +24,6 @@ HERE = Path(__file__).parent
 SCRIPT = HERE / "check.mjs"
 #: Enough for the whole script several times over: a hung call fails rather than waits.
 TIMEOUT = 60
-#: "1" adds the schema discovery calls (`serverInfo`, `readCollections`, `readFields`,
-#: `readRelations`); the environment's DIRECTUS_SDK_DISCOVERY sets it too.
-DISCOVERY = os.environ.get("DIRECTUS_SDK_DISCOVERY", "0")
 #: The bootstrap admin the script signs in as (the service makes it at start-up).
 EMAIL, PASSWORD = "sdk-admin@example.com", "sdk-" + secrets.token_hex(8)
 
@@ -60,7 +57,6 @@ async def test_the_directus_sdk_works_unmodified(client: TestClient[Any, Any]) -
         "ADMIN_EMAIL": EMAIL,
         "ADMIN_PASSWORD": PASSWORD,
         "ADMIN_TOKEN": ADMIN_TOKEN,
-        "DIRECTUS_SDK_DISCOVERY": DISCOVERY,
     }
     process = await asyncio.create_subprocess_exec(
         node,
