@@ -28,6 +28,7 @@ from application.items.unit_of_work import Guard, Origin, UnitOfWork
 from application.items.writer import ItemWriter
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import SYSTEM, Accountability
+from domain.collections.deep import with_filters
 from domain.collections.evaluation import matches
 from domain.collections.item_query import ItemQuery
 from domain.collections.query_errors import FieldForbidden, QueryError
@@ -188,9 +189,14 @@ class ItemsService:
     ) -> ItemQuery:
         with _query_errors():
             checked = validate(query, spec, self.schema, allowed_fields=fields)
+            values = variables(caller, self._clock())
             if checked.filter is not None:
-                resolved = resolve_variables(checked.filter, variables(caller, self._clock()))
-                checked = dataclasses.replace(checked, filter=resolved)
+                checked = dataclasses.replace(
+                    checked, filter=resolve_variables(checked.filter, values)
+                )
+            if checked.deep:
+                resolved = with_filters(checked.deep, lambda node: resolve_variables(node, values))
+                checked = dataclasses.replace(checked, deep=resolved)
         return checked
 
     async def allows(self, caller: Accountability, collection: str, action: str, key: Any) -> bool:
