@@ -73,6 +73,13 @@ def _csv(data: Any) -> str:
     if not rows:
         return ""
     header = list(dict.fromkeys(column for row in rows for column in row))
+    # A relation that is null in some rows reads as empty cells of its dotted columns.
+    header = [
+        column
+        for column in header
+        if not any(other.startswith(f"{column}.") for other in header)
+        or any(row.get(column) for row in rows)
+    ]
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(header)

@@ -100,11 +100,14 @@ class _SelectionBuilder:
         node.names.update(
             f.name for f in collection.fields if readable(allowed, collection.name, f.name)
         )
-        # To-many relations read as their items' keys, as Directus reads them under "*".
+        # To-many relations read as their items' keys, as Directus reads them under "*";
+        # not those into collections the service alone writes, which grow with use
+        # without bound (a job's million codes, a flow's runs): they are read by name.
         node.names.update(
             name
             for name, target in self._relations(collection, aliases_only=True)
             if readable(allowed, target.name, target.primary_key)
+            and not (target.bulk or target.read_only)
         )
         if not rest:
             return
@@ -186,9 +189,10 @@ def select(
     deep: Deep = (),
 ) -> Selection:
     """What `fields` reads: `*` is every readable stored field and every to-many relation
-    (as its items' keys), `*.*` adds one level of relations, `rel.*` / `rel.field` nest
-    the related item(s), and a bare to-many relation reads its items' keys. An `alias`
-    key reads the field it names, `deep` chooses the related items each relation reads.
+    (as its items' keys; not those into `bulk` or `read_only` collections), `*.*` adds
+    one level of relations, `rel.*` / `rel.field` nest the related item(s), and a bare
+    to-many relation reads its items' keys. An `alias` key reads the field it names,
+    `deep` chooses the related items each relation reads.
     Naming a missing or unreadable field raises FieldForbidden; `*` skips what may not be
     read.
 

@@ -770,6 +770,26 @@ def test_star_selects_the_stored_fields_and_the_keys_of_to_many_relations() -> N
     )
 
 
+@pytest.mark.parametrize("kind", ["bulk", "read_only"])
+def test_star_leaves_out_to_many_relations_into_collections_the_service_alone_writes(
+    kind: str,
+) -> None:
+    jobs = Collection(
+        "jobs", "id", (Field("id", T.UUID),), aliases=(Alias("codes", "codes", "job"),)
+    )
+    codes = Collection(
+        "codes",
+        "id",
+        (Field("id", T.UUID), Field("job", T.UUID, relation="jobs")),
+        **{kind: True},
+    )
+    schema = Schema((jobs, codes))
+    assert select(["*"], jobs, schema).keys == ("id",)
+    assert select(["id", "codes"], jobs, schema).child("codes") == Selection(
+        "codes", ("id",), keys_only=True
+    )
+
+
 def test_star_star_adds_one_level_of_relations_and_aliases() -> None:
     selection = select(["*.*"], ROLES, SCHEMA)
     assert selection.keys == ("id", "name", "parent", "users", "children")
