@@ -138,11 +138,13 @@ class ItemsService:
         return ItemList(items, meta)
 
     async def lookup(self, collection: str, key: Any) -> Item | None:
-        """An item as the service itself sees it (no permissions), or None: for use
-        cases that read what they need of related items (a product's GTIN)."""
+        """An item's stored fields as the service itself sees them (no permissions), or
+        None: for use cases that read what they need of related items (a product's GTIN)."""
         if key is None or key == "":
             return None
-        found = await self.read_many(SYSTEM, collection, ItemQuery(limit=1), [key])
+        # Its stored fields: the keys of its to-many relations would cost reads unused.
+        stored = tuple(f.name for f in self._collection(collection).fields)
+        found = await self.read_many(SYSTEM, collection, ItemQuery(fields=stored, limit=1), [key])
         return found.items[0] if found.items else None
 
     async def read_one(
