@@ -61,6 +61,20 @@ def test_deep_pages_through_each_parents_items(reader: ItemReader, paging: tuple
     assert member_names(found) == {"Red": ["Dee"], "Blue": [], "Green": []}
 
 
+def test_deep_sorts_and_filters_across_relations_of_the_related_items(
+    reader: ItemReader,
+) -> None:
+    found = read(
+        reader,
+        "authors",
+        ("fields", "name,books.title"),
+        ("deep[books][_sort]", "-author.name,-pages"),
+        ("deep[books][_filter][author][team][name][_eq]", "Red"),
+    )
+    assert [book["title"] for book in found["Ada"]["books"]] == ["Advanced", "Intro"]
+    assert found["Bob"]["books"] == []
+
+
 def test_deep_searches_the_items_of_a_relation(reader: ItemReader) -> None:
     found = teams(reader, ("deep[members][_search]", "upper"))
     assert member_names(found)["Red"] == ["Dee"]
