@@ -3,14 +3,17 @@ and delete, one or many. System collections, `/items/<collection>` and the histo
 collections all use them."""
 
 from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
+from api.items.exports import export_response
 from api.keys import caller, service
 from api.platform_requests import as_of, item_key, item_query, read_json, search_query
 from api.platform_responses import data_response, no_content
 from application.errors import InvalidPayload
+from domain.collections.item_query import ItemQuery
 
 View = Callable[[web.Request], Coroutine[Any, Any, web.StreamResponse]]
 
@@ -22,22 +25,31 @@ def _written(items: list[dict[str, Any]] | None, many: bool) -> web.Response:
     return data_response(items if many else (items[0] if items else None))
 
 
+def _read(
+    collection: str, query: ItemQuery, data: Any, meta: dict[str, int] | None = None
+) -> web.Response:
+    # `export` answers the same data as a file to download.
+    if query.export is not None:
+        return export_response(collection, query.export, data, datetime.now(UTC))
+    return data_response(data, meta)
+
+
 def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View]:
     """The views of one collection, or of the collection each request names."""
     collection_of: Callable[[web.Request], str] = name if callable(name) else (lambda request: name)
 
     async def list_items(request: web.Request) -> web.Response:
-        result = await service(request).items.service.read_many(
-            caller(request), collection_of(request), item_query(request)
-        )
-        return data_response(result.items, result.meta)
+        collection, query = collection_of(request), item_query(request)
+        result = await service(request).items.service.read_many(caller(request), collection, query)
+        return _read(collection, query, result.items, result.meta)
 
     async def search_items(request: web.Request) -> web.Response:
         query, keys = search_query(await read_json(request))
+        collection = collection_of(request)
         result = await service(request).items.service.read_many(
-            caller(request), collection_of(request), query, keys
+            caller(request), collection, query, keys
         )
-        return data_response(result.items, result.meta)
+        return _read(collection, query, result.items, result.meta)
 
     async def read_item(request: web.Request) -> web.Response:
         items = service(request).items.service
@@ -49,7 +61,7 @@ def collection_views(name: str | Callable[[web.Request], str]) -> dict[str, View
             )
         else:
             item = await items.read_one(caller(request), collection_of(request), key, query)
-        return data_response(item)
+        return _read(collection_of(request), query, item)
 
     async def create_items(request: web.Request) -> web.Response:
         body = await read_json(request)

@@ -28,6 +28,7 @@ from application.items.unit_of_work import Guard, Origin, UnitOfWork
 from application.items.writer import ItemWriter
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import SYSTEM, Accountability
+from domain.collections.deep import with_filters
 from domain.collections.evaluation import matches
 from domain.collections.item_query import ItemQuery
 from domain.collections.query_errors import FieldForbidden, QueryError
@@ -137,11 +138,13 @@ class ItemsService:
         return ItemList(items, meta)
 
     async def lookup(self, collection: str, key: Any) -> Item | None:
-        """An item as the service itself sees it (no permissions), or None: for use
-        cases that read what they need of related items (a product's GTIN)."""
+        """An item's stored fields as the service itself sees them (no permissions), or
+        None: for use cases that read what they need of related items (a product's GTIN)."""
         if key is None or key == "":
             return None
-        found = await self.read_many(SYSTEM, collection, ItemQuery(limit=1), [key])
+        # Its stored fields: the keys of its to-many relations would cost reads unused.
+        stored = tuple(f.name for f in self._collection(collection).fields)
+        found = await self.read_many(SYSTEM, collection, ItemQuery(fields=stored, limit=1), [key])
         return found.items[0] if found.items else None
 
     async def read_one(
@@ -188,9 +191,14 @@ class ItemsService:
     ) -> ItemQuery:
         with _query_errors():
             checked = validate(query, spec, self.schema, allowed_fields=fields)
+            values = variables(caller, self._clock())
             if checked.filter is not None:
-                resolved = resolve_variables(checked.filter, variables(caller, self._clock()))
-                checked = dataclasses.replace(checked, filter=resolved)
+                checked = dataclasses.replace(
+                    checked, filter=resolve_variables(checked.filter, values)
+                )
+            if checked.deep:
+                resolved = with_filters(checked.deep, lambda node: resolve_variables(node, values))
+                checked = dataclasses.replace(checked, deep=resolved)
         return checked
 
     async def allows(

@@ -4,15 +4,25 @@ string (`parse_query`) or a SEARCH body (`query_from_object`)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from domain.collections.coercion import MAX_SAFE_INTEGER, check_text
-from domain.collections.filters import MAX_NESTING, Filter, parse_filter
+from domain.collections.deep import Aliases, Deep, parse_alias, parse_deep
+from domain.collections.filters import Filter, parse_filter
 from domain.collections.query_errors import QueryError
+from domain.collections.query_values import (
+    bracket_object,
+    csv,
+    decode_json,
+    integer,
+    limit_value,
+    page_offset,
+    search_term,
+    sort_term,
+    texts,
+)
 
 #: The counts the `meta` parameter can ask for.
 META_COUNTS = frozenset({"total_count", "filter_count"})
@@ -23,9 +33,9 @@ AGGREGATE_FUNCTIONS = frozenset(
     {"count", "countDistinct", "countAll", "sum", "sumDistinct", "avg", "avgDistinct", "min", "max"}
 )
 
-#: Directus parameters this service does not implement: refused rather than ignored,
-#: because ignoring them would answer a different question than the one asked.
-_UNSUPPORTED_PARAMETERS = frozenset({"deep", "alias"})
+#: The file formats of the `export` parameter (`csv_utf8`: CSV with a byte-order mark, for
+#: spreadsheets; Directus 11.17).
+EXPORT_FORMATS = ("csv", "csv_utf8", "json", "xml", "yaml")
 
 
 class Aggregate(NamedTuple):
@@ -51,6 +61,8 @@ class ItemQuery:
     `sort` holds (dotted path, descending) pairs, earlier ones first. With `aggregate` or
     `group_by` the query answers one row per group instead of items (`fields` is then
     ignored); `sort` then names group fields or aggregates (`count`, `sum.quantity`).
+    `alias` names output keys that read another field, `deep` how the items of each
+    relation read are chosen; `export` the file format the answer is wanted in.
     """
 
     fields: tuple[str, ...] = ("*",)
@@ -62,6 +74,9 @@ class ItemQuery:
     meta: frozenset[str] = dataclasses.field(default_factory=frozenset)
     aggregate: tuple[Aggregate, ...] = ()
     group_by: tuple[str, ...] = ()
+    alias: Aliases = ()
+    deep: Deep = ()
+    export: str | None = None
 
     @property
     def aggregating(self) -> bool:
@@ -70,36 +85,38 @@ class ItemQuery:
 
 
 _LIST_PARAMETERS = ("fields", "sort", "meta", "groupBy")
-_SCALAR_PARAMETERS = ("search", "limit", "offset", "page")
+_SCALAR_PARAMETERS = ("search", "limit", "offset", "page", "export")
+#: Parameters that take an object, as JSON text or in bracket form.
+_OBJECT_PARAMETERS = ("filter", "deep", "alias")
 _KEY = re.compile(r"([^\[\]]+)((?:\[[^\[\]]*\])*)")
 _BRACKET = re.compile(r"\[([^\[\]]*)\]")
-_INTEGER_TEXT = re.compile(r"\s*[+-]?[0-9]{1,20}\s*")
 
 
 def parse_query(params: Iterable[tuple[str, str]], *, default_limit: int | None = 100) -> ItemQuery:
     """An item query from URL query parameters, in order; repeated keys are kept.
 
-    `filter` comes as JSON or in bracket form (`filter[title][_eq]=x`), `aggregate` too
-    (`aggregate[sum]=a,b`, `aggregate={"count": ["*"]}`); `fields`, `sort`, `meta` and
-    `groupBy` as CSV and/or arrays (`fields[]=a`). Other parameters (`access_token`,
-    `export`, ...) are ignored here, except the unsupported `deep` and `alias`, which are
-    refused.
+    `filter`, `deep` and `alias` come as JSON or in bracket form (`filter[title][_eq]=x`),
+    `aggregate` too (`aggregate[sum]=a,b`, `aggregate={"count": ["*"]}`); `fields`,
+    `sort`, `meta` and `groupBy` as CSV and/or arrays (`fields[]=a`). Other parameters
+    (`access_token`, ...) are ignored here.
     """
     lists: dict[str, list[str]] = {name: [] for name in _LIST_PARAMETERS}
     scalars: dict[str, str] = {}
-    filter_json: list[str] = []
-    filter_brackets: list[tuple[list[str], str]] = []
+    objects: dict[str, tuple[list[str], list[tuple[list[str], str]]]] = {
+        name: ([], []) for name in _OBJECT_PARAMETERS
+    }
     aggregate_json: list[str] = []
     aggregate_brackets: dict[str, list[str]] = {}
     for key, value in params:
         if not isinstance(key, str) or not isinstance(value, str):
             raise QueryError("Query parameter names and values must be text.")
         name, segments = _split_key(key)
-        if name == "filter":
+        if name in objects:
+            json_values, brackets = objects[name]
             if segments:
-                filter_brackets.append((segments, value))
+                brackets.append((segments, value))
             else:
-                filter_json.append(value)
+                json_values.append(value)
         elif name == "aggregate":
             if not segments:
                 aggregate_json.append(value)
@@ -121,9 +138,10 @@ def parse_query(params: Iterable[tuple[str, str]], *, default_limit: int | None 
             if segments or name in scalars:
                 raise QueryError(f'"{name}" must be given once, as a single value.')
             scalars[name] = value
+    filter_value = _url_object("filter", *objects["filter"])
     return _build_query(
         fields=lists["fields"],
-        filter=_url_filter(filter_json, filter_brackets),
+        filter=None if filter_value is None else parse_filter(filter_value),
         search=scalars.get("search"),
         sort=lists["sort"],
         limit=scalars.get("limit"),
@@ -132,6 +150,9 @@ def parse_query(params: Iterable[tuple[str, str]], *, default_limit: int | None 
         meta=lists["meta"],
         aggregate=_url_aggregate(aggregate_json, aggregate_brackets),
         group_by=lists["groupBy"],
+        alias=parse_alias(_url_object("alias", *objects["alias"])),
+        deep=parse_deep(_url_object("deep", *objects["deep"])),
+        export=scalars.get("export"),
         default_limit=default_limit,
     )
 
@@ -143,24 +164,23 @@ def query_from_object(obj: Any, *, default_limit: int | None = 100) -> ItemQuery
     for key in obj:
         if not isinstance(key, str):
             raise QueryError("Query keys must be strings.")
-        _refuse_unsupported(key)
     filter_value = obj.get("filter")
     if isinstance(filter_value, str):
-        filter_value = _decode_filter_json(filter_value)
-    search = obj.get("search")
-    if search is not None and not isinstance(search, str):
-        raise QueryError('"search" must be a string.')
+        filter_value = decode_json(filter_value, "filter")
     return _build_query(
-        fields=_texts("fields", obj.get("fields")),
+        fields=texts("fields", obj.get("fields")),
         filter=None if filter_value is None else parse_filter(filter_value),
-        search=search,
-        sort=_texts("sort", obj.get("sort")),
+        search=obj.get("search"),
+        sort=texts("sort", obj.get("sort")),
         limit=obj.get("limit"),
         offset=obj.get("offset"),
         page=obj.get("page"),
-        meta=_texts("meta", obj.get("meta")),
+        meta=texts("meta", obj.get("meta")),
         aggregate=_object_aggregate(obj.get("aggregate")),
-        group_by=_texts("groupBy", obj.get("groupBy")),
+        group_by=texts("groupBy", obj.get("groupBy")),
+        alias=parse_alias(obj.get("alias")),
+        deep=parse_deep(obj.get("deep")),
+        export=obj.get("export"),
         default_limit=default_limit,
     )
 
@@ -169,7 +189,7 @@ def _build_query(
     *,
     fields: Sequence[str],
     filter: Filter | None,
-    search: str | None,
+    search: Any,
     sort: Sequence[str],
     limit: Any,
     offset: Any,
@@ -177,33 +197,36 @@ def _build_query(
     meta: Sequence[str],
     aggregate: tuple[Aggregate, ...],
     group_by: Sequence[str],
+    alias: Aliases,
+    deep: Deep,
+    export: Any,
     default_limit: int | None,
 ) -> ItemQuery:
-    limit_value = default_limit if limit is None else _limit(limit)
-    offset_value = 0 if offset is None else _integer("offset", offset, 0)
-    page_value = 0 if page is None else _integer("page", page, 0)
-    # Page 0 is ignored like Directus does (its check is "if page"); page wins over offset.
-    if page_value > 0 and limit_value is not None:
-        offset_value = limit_value * (page_value - 1)
-        if offset_value > MAX_SAFE_INTEGER:
-            raise QueryError('"page" is too large.')
+    limit_number = default_limit if limit is None else limit_value(limit)
+    offset_number = 0 if offset is None else integer("offset", offset, 0)
+    page_number = 0 if page is None else integer("page", page, 0)
     return ItemQuery(
-        fields=tuple(_csv(fields)) or ("*",),
+        fields=tuple(csv(fields)) or ("*",),
         filter=filter,
-        search=_search(search),
-        sort=tuple(_sort_term(term) for term in _csv(sort)),
-        limit=limit_value,
-        offset=offset_value,
-        meta=_meta(_csv(meta)),
+        search=search_term(search),
+        sort=tuple(sort_term(term) for term in csv(sort)),
+        limit=limit_number,
+        offset=page_offset(limit_number, offset_number, page_number),
+        meta=_meta(csv(meta)),
         aggregate=aggregate,
-        group_by=tuple(dict.fromkeys(_csv(group_by))),
+        group_by=tuple(dict.fromkeys(csv(group_by))),
+        alias=alias,
+        deep=deep,
+        export=_export(export),
     )
 
 
-def _search(term: str | None) -> str | None:
-    if term:
-        check_text(term, '"search"')
-    return term or None
+def _export(value: Any) -> str | None:
+    if value is None:
+        return None
+    if value not in EXPORT_FORMATS:
+        raise QueryError(f'"export" must be one of {", ".join(EXPORT_FORMATS)}.')
+    return str(value)
 
 
 def _split_key(key: str) -> tuple[str, list[str]]:
@@ -211,38 +234,25 @@ def _split_key(key: str) -> tuple[str, list[str]]:
     if match is None:
         name = key.split("[", 1)[0]
         if (
-            name in ("filter", "aggregate")
+            name in _OBJECT_PARAMETERS
+            or name == "aggregate"
             or name in _LIST_PARAMETERS
             or name in _SCALAR_PARAMETERS
         ):
             raise QueryError(f'Malformed query parameter "{key}".')
         return key, []
-    name = match.group(1)
-    _refuse_unsupported(name)
-    return name, _BRACKET.findall(match.group(2))
+    return match.group(1), _BRACKET.findall(match.group(2))
 
 
-def _refuse_unsupported(name: str) -> None:
-    if name in _UNSUPPORTED_PARAMETERS:
-        raise QueryError(f'The "{name}" query parameter is not supported.')
-
-
-def _url_filter(json_values: list[str], brackets: list[tuple[list[str], str]]) -> Filter | None:
+def _url_object(name: str, json_values: list[str], brackets: list[tuple[list[str], str]]) -> Any:
+    """The object a parameter gives as JSON text or in bracket form (not both)."""
     if (json_values and brackets) or len(json_values) > 1:
-        raise QueryError("Give the filter once: as JSON or in bracket form.")
+        raise QueryError(f"Give the {name} once: as JSON or in bracket form.")
     if brackets:
-        return parse_filter(_bracket_object(brackets))
+        return bracket_object(brackets, name)
     if not json_values or not json_values[0]:
         return None
-    decoded = _decode_filter_json(json_values[0])
-    return None if decoded is None else parse_filter(decoded)
-
-
-def _decode_filter_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise QueryError("Invalid JSON for filter object.") from exc
+    return decode_json(json_values[0], name)
 
 
 def _url_aggregate(json_values: list[str], brackets: dict[str, list[str]]) -> tuple[Aggregate, ...]:
@@ -256,16 +266,13 @@ def _url_aggregate(json_values: list[str], brackets: dict[str, list[str]]) -> tu
 def _object_aggregate(value: Any) -> tuple[Aggregate, ...]:
     """The aggregates of an `aggregate` object (or its JSON text): function -> fields."""
     if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except (ValueError, RecursionError) as exc:
-            raise QueryError("Invalid JSON for aggregate object.") from exc
+        value = decode_json(value, "aggregate")
     if value is None:
         return ()
     if not isinstance(value, Mapping):
         raise QueryError('"aggregate" must be an object of functions and fields.')
     return _aggregates(
-        {str(name): _texts(f"aggregate.{name}", fields) for name, fields in value.items()}
+        {str(name): texts(f"aggregate.{name}", fields) for name, fields in value.items()}
     )
 
 
@@ -274,7 +281,7 @@ def _aggregates(functions: Mapping[str, Sequence[str]]) -> tuple[Aggregate, ...]
     for function, values in functions.items():
         if function not in AGGREGATE_FUNCTIONS:
             raise QueryError(f'Unknown aggregate function "{function}".')
-        fields = _csv(values)
+        fields = csv(values)
         if function == "countAll":
             # It counts the items; a field named with it changes nothing.
             found.append(Aggregate(function, "*"))
@@ -285,66 +292,6 @@ def _aggregates(functions: Mapping[str, Sequence[str]]) -> tuple[Aggregate, ...]
     return tuple(dict.fromkeys(found))
 
 
-def _bracket_object(entries: list[tuple[list[str], str]]) -> Any:
-    """The nested object that bracket-form keys describe, the way `qs` builds it."""
-    root: dict[str, Any] = {}
-    for segments, value in entries:
-        if len(segments) > MAX_NESTING:
-            raise QueryError("The filter is nested too deeply.")
-        append = segments[-1] == ""
-        path = segments[:-1] if append else segments
-        if not path or "" in path:
-            raise QueryError("Malformed filter parameter.")
-        node = root
-        for segment in path[:-1]:
-            child = node.setdefault(segment, {})
-            if not isinstance(child, dict):
-                raise QueryError(f'Conflicting filter parameters at "{segment}".')
-            node = child
-        existing = node.get(path[-1])
-        if existing is None:
-            node[path[-1]] = [value] if append else value
-        elif isinstance(existing, list):
-            existing.append(value)
-        elif isinstance(existing, str):
-            node[path[-1]] = [existing, value]
-        else:
-            raise QueryError(f'Conflicting filter parameters at "{path[-1]}".')
-    return _with_arrays(root)
-
-
-def _with_arrays(value: Any) -> Any:
-    """Objects keyed 0, 1, ... become arrays, as `qs` (and Directus after it) reads them."""
-    if not isinstance(value, dict):
-        return value
-    items = {key: _with_arrays(item) for key, item in value.items()}
-    if items and all(key.isdecimal() for key in items):
-        return [items[key] for key in sorted(items, key=int)]
-    return items
-
-
-def _texts(name: str, value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
-        return list(value)
-    raise QueryError(f'"{name}" must be a string or an array of strings.')
-
-
-def _csv(values: Iterable[str]) -> list[str]:
-    return [item.strip() for value in values for item in value.split(",") if item.strip()]
-
-
-def _sort_term(term: str) -> tuple[str, bool]:
-    descending = term.startswith("-")
-    path = term[1:] if descending else term
-    if not path:
-        raise QueryError(f'Invalid sort field "{term}".')
-    return path, descending
-
-
 def _meta(values: list[str]) -> frozenset[str]:
     if "*" in values:
         return META_COUNTS
@@ -352,24 +299,3 @@ def _meta(values: list[str]) -> frozenset[str]:
     if unknown:
         raise QueryError(f'"meta" must be total_count, filter_count or *, not "{unknown[0]}".')
     return frozenset(values)
-
-
-def _limit(value: Any) -> int | None:
-    limit = _integer("limit", value, -1)
-    return None if limit == -1 else limit
-
-
-def _integer(name: str, value: Any, minimum: int) -> int:
-    number = _as_integer(value)
-    if number is None or not minimum <= number <= MAX_SAFE_INTEGER:
-        raise QueryError(f'"{name}" must be an integer from {minimum} to {MAX_SAFE_INTEGER}.')
-    return number
-
-
-def _as_integer(value: Any) -> int | None:
-    """An integer from a JSON number or a query-string text, or None."""
-    if isinstance(value, str):
-        return int(value) if _INTEGER_TEXT.fullmatch(value) else None
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

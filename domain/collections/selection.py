@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from domain.collections.deep import Aliases, Deep, NestedQuery
 from domain.collections.paths import (
     PathRules,
     enter_relation,
@@ -34,24 +35,40 @@ def is_concealed(field: Field) -> bool:
 class Selection:
     """What the `fields` parameter reads of one collection.
 
-    `keys` are the output keys in order: stored fields, then aliases. A key in `nested`
-    is read as the related item(s) with that selection; an alias key that is not nested
-    is read as the list of its items' primary keys.
+    `keys` are the output keys in order: stored fields, to-many relations, then keys that
+    `alias` names (read from the member `source` gives). A key in `nested` reads the
+    related item(s) with that selection; `query` says which items a relation reading this
+    selection chooses (`deep`); a `keys_only` selection reads a to-many relation as the
+    list of its items' primary keys.
     """
 
     collection: str
     keys: tuple[str, ...]
     nested: tuple[tuple[str, Selection], ...] = ()
+    sources: tuple[tuple[str, str], ...] = ()
+    query: NestedQuery = dataclasses.field(default_factory=NestedQuery)
+    keys_only: bool = False
 
     def child(self, key: str) -> Selection | None:
         """The selection of the items `key` leads to, or None when `key` is read flat."""
         return next((selection for name, selection in self.nested if name == key), None)
 
+    def source(self, key: str) -> str:
+        """The member an output key reads: itself, or the field an alias names."""
+        return next((source for name, source in self.sources if name == key), key)
+
 
 @dataclass
 class _Node:
+    query: NestedQuery = dataclasses.field(default_factory=NestedQuery)
     names: set[str] = dataclasses.field(default_factory=set)
     children: dict[str, _Node] = dataclasses.field(default_factory=dict)
+
+    def source(self, key: str) -> str:
+        return dict(self.query.alias).get(key, key)
+
+    def deep(self, key: str) -> NestedQuery:
+        return dict(self.query.deep).get(key, NestedQuery())
 
 
 class _SelectionBuilder:
@@ -64,7 +81,7 @@ class _SelectionBuilder:
         if head == "*":
             self._add_wildcard(node, collection, rest, path)
             return
-        member = readable_member(collection, head, self._rules)
+        member = readable_member(collection, node.source(head), self._rules)
         if not rest:
             if isinstance(member, Alias):
                 target = enter_relation(member, collection, self._rules)
@@ -79,20 +96,34 @@ class _SelectionBuilder:
     ) -> None:
         if any(segment != "*" for segment in rest):
             raise QueryError(f'Invalid field path "{path}": "*" can only be followed by "*".')
+        allowed = self._rules.allowed
         node.names.update(
-            f.name
-            for f in collection.fields
-            if readable(self._rules.allowed, collection.name, f.name)
+            f.name for f in collection.fields if readable(allowed, collection.name, f.name)
+        )
+        # To-many relations read as their items' keys, as Directus reads them under "*";
+        # not those into collections the service alone writes, which grow with use
+        # without bound (a job's million codes, a flow's runs): they are read by name.
+        node.names.update(
+            name
+            for name, target in self._relations(collection, aliases_only=True)
+            if readable(allowed, target.name, target.primary_key)
+            and not (target.bulk or target.read_only)
         )
         if not rest:
             return
         for name, target in self._relations(collection):
             self.add(self._child(node, name), target, rest, path)
 
-    def _relations(self, collection: Collection) -> list[tuple[str, Collection]]:
+    def _relations(
+        self, collection: Collection, aliases_only: bool = False
+    ) -> list[tuple[str, Collection]]:
         """Relational members the caller may read, leading to a collection they may read."""
         schema, allowed = self._rules.schema, self._rules.allowed
-        links = [(f.name, f.relation) for f in collection.fields if f.relation is not None]
+        links = (
+            []
+            if aliases_only
+            else [(f.name, f.relation) for f in collection.fields if f.relation is not None]
+        )
         links += [(a.name, a.collection) for a in collection.aliases]
         return [
             (name, schema[target])
@@ -106,20 +137,36 @@ class _SelectionBuilder:
             self._nodes += 1
             if self._nodes > _MAX_NESTED_SELECTIONS:
                 raise QueryError("Too many related fields requested.")
-            node.children[name] = _Node()
+            node.children[name] = _Node(node.deep(name))
         return node.children[name]
 
-    def freeze(self, node: _Node, collection: Collection) -> Selection:
+    def freeze(self, node: _Node, collection: Collection, keys_only: bool = False) -> Selection:
         names = node.names | node.children.keys()
-        keys = [f.name for f in collection.fields if f.name in names]
-        keys += [a.name for a in collection.aliases if a.name in names]
+        sources = {name: node.source(name) for name in names}
+        order = [f.name for f in collection.fields] + [a.name for a in collection.aliases]
+        keys = sorted(
+            names,
+            key=lambda name: (order.index(sources[name]), name != sources[name], name),
+        )
         nested = []
         for key in keys:
             child = node.children.get(key)
+            link = collection.alias(sources[key])
             if child is not None:
-                target = _related_collection(collection, key, self._rules.schema)
+                target = _related_collection(collection, sources[key], self._rules.schema)
                 nested.append((key, self.freeze(child, target)))
-        return Selection(collection.name, tuple(keys), tuple(nested))
+            elif link is not None:
+                target = self._rules.schema[link.collection]
+                keys_node = _Node(node.deep(key), {target.primary_key})
+                nested.append((key, self.freeze(keys_node, target, keys_only=True)))
+        return Selection(
+            collection.name,
+            tuple(keys),
+            tuple(nested),
+            tuple((name, source) for name, source in sources.items() if name != source),
+            node.query,
+            keys_only,
+        )
 
 
 def _related_collection(collection: Collection, name: str, schema: Schema) -> Collection:
@@ -137,20 +184,26 @@ def select(
     collection: Collection,
     schema: Schema,
     allowed_fields: Mapping[str, frozenset[str]] | None = None,
+    *,
+    alias: Aliases = (),
+    deep: Deep = (),
 ) -> Selection:
-    """What `fields` reads: `*` is every readable stored field, `*.*` adds one level of
-    relations (aliases included), `rel.*` / `rel.field` nest the related item(s), and a
-    bare alias reads its items' keys. Naming a missing or unreadable field raises
-    FieldForbidden; `*` skips what may not be read.
+    """What `fields` reads: `*` is every readable stored field and every to-many relation
+    (as its items' keys; not those into `bulk` or `read_only` collections), `*.*` adds
+    one level of relations, `rel.*` / `rel.field` nest the related item(s), and a bare
+    to-many relation reads its items' keys. An `alias` key reads the field it names,
+    `deep` chooses the related items each relation reads.
+    Naming a missing or unreadable field raises FieldForbidden; `*` skips what may not be
+    read.
 
     With `allowed_fields` given, a collection absent from it cannot be read at all:
-    `rel.*`, `rel.field` or a bare alias into it raise FieldForbidden on `rel`, and `*.*`
-    does not expand into it (nor into one of whose fields none is readable): a
+    `rel.*`, `rel.field` or a bare alias into it raise FieldForbidden on `rel`, and `*`
+    or `*.*` do not expand into it (nor into one of whose fields none is readable): a
     many-to-one field there stays its bare key, as `*` reads it when the field itself is
-    readable, and a to-many alias is left out.
+    readable, and a to-many relation is left out.
     """
     builder = _SelectionBuilder(schema, allowed_fields)
-    root = _Node()
+    root = _Node(NestedQuery(alias=alias, deep=deep))
     for path in fields:
         builder.add(root, collection, path_segments(path), path)
     return builder.freeze(root, collection)

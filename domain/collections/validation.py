@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any, overload
 
 from domain.collections.coercion import MAX_SAFE_INTEGER, check_text, coerce_value, regex_pattern
+from domain.collections.deep import Aliases, Deep
 from domain.collections.filters import And, Condition, Filter, Or, Purpose, Related
 from domain.collections.item_query import Aggregate, ItemQuery
 from domain.collections.operators import (
@@ -87,12 +88,46 @@ def validate(
     if target.aggregating:
         _validate_aggregation(target, collection, rules)
     else:
-        select(target.fields, collection, schema, allowed_fields)
+        _validate_aliases(target.alias, collection, rules)
+        deep = _validate_deep(target.deep, target.alias, collection, rules, 0)
+        select(target.fields, collection, schema, allowed_fields, alias=target.alias, deep=deep)
         for path, _ in target.sort:
             _validate_sort(path, collection, rules)
+        target = replace(target, deep=deep)
     if target.filter is None:
         return target
     return replace(target, filter=_validate_filter(target.filter, collection, rules, 0))
+
+
+def _validate_aliases(aliases: Aliases, collection: Collection, rules: PathRules) -> None:
+    for key, source in aliases:
+        if collection.field(key) is not None or collection.alias(key) is not None:
+            raise QueryError(f'The alias "{key}" is a field of {collection.name} already.')
+        readable_member(collection, source, rules)
+
+
+def _validate_deep(
+    deep: Deep, aliases: Aliases, collection: Collection, rules: PathRules, depth: int
+) -> Deep:
+    """`deep` checked like a query of each relation it names: the relation must be
+    readable, and so must what its filter, sort and aliases name."""
+    sources = dict(aliases)
+    checked = []
+    for name, nested in deep:
+        member = readable_member(collection, sources.get(name, name), rules)
+        if isinstance(member, Field) and member.relation is None:
+            raise QueryError(f'"deep" applies to relations; "{name}" is not one.')
+        target = enter_relation(member, collection, rules)
+        _check_path((name,), depth)
+        _validate_aliases(nested.alias, target, rules)
+        for path, _ in nested.sort:
+            _validate_sort(path, target, rules)
+        nested_filter = nested.filter
+        if nested_filter is not None:
+            nested_filter = _validate_filter(nested_filter, target, rules, depth + 1)
+        inner = _validate_deep(nested.deep, nested.alias, target, rules, depth + 1)
+        checked.append((name, replace(nested, filter=nested_filter, deep=inner)))
+    return tuple(checked)
 
 
 def _validate_filter(node: Filter, collection: Collection, rules: PathRules, depth: int) -> Filter:

@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import Any
 
 from domain.collections.coercion import check_text, coerce_value
+from domain.collections.deep import NestedQuery
 from domain.collections.filters import Condition, Filter
 from domain.collections.item_query import Aggregate, ItemQuery
 from domain.collections.query_errors import QueryError
@@ -105,11 +106,27 @@ class ItemReader:
         shaped by `query.fields`; related items are limited by `restrict_related`."""
         collection = self._schema[collection_name]
         query = validate(query, collection, self._schema, allowed_fields=allowed_fields)
-        selection = select(query.fields, collection, self._schema, allowed_fields)
+        selection = select(
+            query.fields,
+            collection,
+            self._schema,
+            allowed_fields,
+            alias=query.alias,
+            deep=query.deep,
+        )
         rules = self._rule_book(collection, restrict, restrict_related)
         order, order_params = order_by(self._schema, collection, query.sort, allowed_fields, rules)
         limit = _NO_LIMIT if query.limit is None else query.limit
-        shaper = Shaper(self._schema, rules)
+
+        def nested_conditions(
+            conn: Connection, target: Collection, nested: NestedQuery
+        ) -> Sql | None:
+            if nested.filter is None and nested.search is None:
+                return None
+            only = ItemQuery(fields=(), filter=nested.filter, search=nested.search)
+            return self._where(conn, target, only, None, None, allowed_fields, rules)
+
+        shaper = Shaper(self._schema, rules, allowed_fields, nested_conditions)
         # A page in the order of an index: reading rows in that order may fill it soonest.
         in_index_order = len(query.sort) <= 1 and all(
             path in (collection.sort_field, collection.primary_key) for path, _ in query.sort

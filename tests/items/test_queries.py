@@ -417,7 +417,7 @@ def test_restrict_and_keys_narrow_the_list(reader: ItemReader) -> None:
 
 def test_keys_of_the_wrong_type_match_nothing(reader: ItemReader) -> None:
     assert reader.list("teams", ItemQuery(), keys=["one", None]) == []
-    assert reader.get("teams", "2") == {"id": 2, "name": "Blue", "city": None}
+    assert reader.get("teams", "2") == {"id": 2, "name": "Blue", "city": None, "members": [BOB]}
 
 
 def test_get_applies_the_restriction(reader: ItemReader) -> None:
@@ -461,6 +461,7 @@ def test_star_reads_stored_fields_decoded_and_concealed_masked(reader: ItemReade
         "mentor": None,
         "password": CONCEALED,
         "token": CONCEALED,
+        "books": [1, 2],
     }
     bob = reader.get("authors", BOB, ItemQuery(fields=("active", "settings", "password", "token")))
     assert bob == {"active": False, "settings": None, "password": None, "token": None}
@@ -493,7 +494,7 @@ def test_star_star_adds_one_level_of_relations(reader: ItemReader) -> None:
     (bob,) = reader.list(
         "authors", ItemQuery(fields=("*.*",), filter=parse_filter({"name": "Bob"}))
     )
-    assert bob["team"] == {"id": 2, "name": "Blue", "city": None}
+    assert bob["team"] == {"id": 2, "name": "Blue", "city": None, "members": [BOB]}
     assert bob["mentor"]["name"] == "Ada"
     assert [book["title"] for book in bob["books"]] == ["Notes"]
 
@@ -521,7 +522,8 @@ def test_star_expands_to_allowed_fields_only(reader: ItemReader) -> None:
     items = reader.list("authors", ItemQuery(), keys=[DEE], allowed_fields=ALLOWED)
     assert items == [{"id": DEE, "name": "Dee", "team": 1}]
     (dee,) = reader.list("authors", ItemQuery(fields=("*.*",)), keys=[DEE], allowed_fields=ALLOWED)
-    assert dee == {"id": DEE, "name": "Dee", "team": {"id": 1, "name": "Red", "city": "Oslo"}}
+    red = {"id": 1, "name": "Red", "city": "Oslo", "members": [ADA, DEE]}
+    assert dee == {"id": DEE, "name": "Dee", "team": red}
 
 
 def test_naming_a_forbidden_field_is_forbidden(reader: ItemReader) -> None:
@@ -732,7 +734,7 @@ def test_nested_fields_into_an_unreadable_collection_are_forbidden(
 def test_star_star_leaves_out_aliases_into_unreadable_collections(reader: ItemReader) -> None:
     (ada,) = listed(reader, "authors", "fields=*.*", keys=[ADA], allowed_fields=NO_BOOKS)
     assert "books" not in ada
-    assert ada["team"] == {"id": 1, "name": "Red", "city": "Oslo"}
+    assert ada["team"] == {"id": 1, "name": "Red", "city": "Oslo", "members": [ADA, DEE]}
 
 
 def test_star_star_keeps_the_bare_key_of_a_many_to_one_into_an_unreadable_collection(
@@ -775,7 +777,7 @@ def test_integer_key_text_beyond_the_safe_integers_is_read_exactly(
     big = 2**62 + 1
     with database.transaction() as conn:
         conn.execute('INSERT INTO "teams" VALUES (?, ?, ?)', [big, "Big", None])
-    assert reader.get("teams", str(big)) == {"id": big, "name": "Big", "city": None}
+    assert reader.get("teams", str(big)) == {"id": big, "name": "Big", "city": None, "members": []}
     assert reader.get("teams", big - 1) is None
 
 

@@ -286,13 +286,7 @@ def test_an_empty_search_is_no_search() -> None:
 
 
 def test_other_parameters_are_ignored() -> None:
-    assert q("access_token=abc&export=csv&x[y]=1&weird[=2") == ItemQuery(limit=100)
-
-
-@pytest.mark.parametrize("name", ["deep", "alias[x]"])
-def test_unsupported_directus_parameters_are_refused(name: str) -> None:
-    with pytest.raises(QueryError, match="is not supported"):
-        q(f"{name}=id")
+    assert q("access_token=abc&x[y]=1&weird[=2") == ItemQuery(limit=100)
 
 
 def test_aggregate_in_bracket_form_takes_csv_and_arrays() -> None:
@@ -422,7 +416,9 @@ def test_a_search_body_query_accepts_csv_and_a_json_filter_string() -> None:
         ({"fields": [1]}, '"fields" must be a string or an array of strings.'),
         ({"filter": [1]}, "A filter must be an object."),
         ({"search": 5}, '"search" must be a string.'),
-        ({"deep": {}}, 'The "deep" query parameter is not supported.'),
+        ({"deep": []}, '"deep" must be an object of relations.'),
+        ({"alias": {"a": 1}}, '"alias" keys and values must be strings without ".".'),
+        ({"export": "pdf"}, '"export" must be one of csv, csv_utf8, json, xml, yaml.'),
         ({1: 2}, "Query keys must be strings."),
     ],
 )
@@ -761,21 +757,52 @@ def test_query_filters_are_validated_with_the_query() -> None:
 # --- Fields -----------------------------------------------------------------------------
 
 
-def test_star_selects_the_stored_fields() -> None:
-    assert select(["*"], ROLES, SCHEMA) == Selection("roles", ("id", "name", "parent"))
+def keys_of(collection: str) -> Selection:
+    """How "*" reads a to-many relation into `collection`: its items' keys."""
+    return Selection(collection, ("id",), keys_only=True)
+
+
+def test_star_selects_the_stored_fields_and_the_keys_of_to_many_relations() -> None:
+    assert select(["*"], ROLES, SCHEMA) == Selection(
+        "roles",
+        ("id", "name", "parent", "users", "children"),
+        (("users", keys_of("users")), ("children", keys_of("roles"))),
+    )
+
+
+@pytest.mark.parametrize("kind", ["bulk", "read_only"])
+def test_star_leaves_out_to_many_relations_into_collections_the_service_alone_writes(
+    kind: str,
+) -> None:
+    jobs = Collection(
+        "jobs", "id", (Field("id", T.UUID),), aliases=(Alias("codes", "codes", "job"),)
+    )
+    codes = Collection(
+        "codes",
+        "id",
+        (Field("id", T.UUID), Field("job", T.UUID, relation="jobs")),
+        **{kind: True},
+    )
+    schema = Schema((jobs, codes))
+    assert select(["*"], jobs, schema).keys == ("id",)
+    assert select(["id", "codes"], jobs, schema).child("codes") == Selection(
+        "codes", ("id",), keys_only=True
+    )
 
 
 def test_star_star_adds_one_level_of_relations_and_aliases() -> None:
     selection = select(["*.*"], ROLES, SCHEMA)
     assert selection.keys == ("id", "name", "parent", "users", "children")
-    assert selection.child("parent") == Selection("roles", ("id", "name", "parent"))
+    assert selection.child("parent") == select(["*"], ROLES, SCHEMA)
     assert selection.child("users") == Selection("users", tuple(f.name for f in USERS.fields))
 
 
 def test_dotted_fields_nest_and_a_bare_alias_reads_keys() -> None:
     selection = select(["name", "parent.name", "users"], ROLES, SCHEMA)
     assert selection == Selection(
-        "roles", ("name", "parent", "users"), (("parent", Selection("roles", ("name",))),)
+        "roles",
+        ("name", "parent", "users"),
+        (("parent", Selection("roles", ("name",))), ("users", keys_of("users"))),
     )
 
 
@@ -784,6 +811,11 @@ def test_star_selects_only_allowed_fields_and_skips_unreadable_relations() -> No
     selection = select(["*.*"], ROLES, SCHEMA, allowed)
     assert selection.keys == ("id", "name", "parent")
     assert selection.child("parent") == Selection("roles", ("id", "name", "parent"))
+
+
+def test_star_leaves_out_to_many_relations_whose_keys_may_not_be_read() -> None:
+    allowed = {"roles": frozenset({"*"}), "users": frozenset({"email"})}
+    assert select(["*"], ROLES, SCHEMA, allowed).keys == ("id", "name", "parent", "children")
 
 
 ONLY_ROLES = {"roles": frozenset({"*"})}
