@@ -16,7 +16,6 @@ from application.blocking import BlockingRunner
 from application.items.rules import Item
 from application.items.service import ItemsService
 from application.read_model_follower import ReadModelFollower
-from domain.access.policies import SYSTEM
 from domain.codes.integrity import DuplicateThresholds, Finding, PriorScan, ScanFacts, findings
 from domain.codes.link_paths import ScannedKey, parse_scan_path
 from domain.codes.scan import Scan
@@ -255,8 +254,8 @@ class Resolver:
             filter=parse_filter({"product": {"_eq": product}, "lot_number": {"_eq": lot_number}}),
             limit=1,
         )
-        result = await self._items.read_many(SYSTEM, "lot", query)
-        return result.items[0] if result.items else None
+        found = await self._items.find("lot", query)
+        return found[0] if found else None
 
 
 def _describe(

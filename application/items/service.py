@@ -142,10 +142,19 @@ class ItemsService:
         None: for use cases that read what they need of related items (a product's GTIN)."""
         if key is None or key == "":
             return None
-        # Its stored fields: the keys of its to-many relations would cost reads unused.
+        found = await self.find(collection, ItemQuery(limit=1), [key])
+        return found[0] if found else None
+
+    async def find(
+        self, collection: str, query: ItemQuery, keys: list[Any] | None = None
+    ) -> list[Item]:
+        """The stored fields of the items a query matches, as the service sees them."""
+        # Stored fields only: the keys of to-many relations would cost reads unused.
         stored = tuple(f.name for f in self._collection(collection).fields)
-        found = await self.read_many(SYSTEM, collection, ItemQuery(fields=stored, limit=1), [key])
-        return found.items[0] if found.items else None
+        found = await self.read_many(
+            SYSTEM, collection, dataclasses.replace(query, fields=stored), keys
+        )
+        return found.items
 
     async def read_one(
         self, caller: Accountability, collection: str, key: Any, query: ItemQuery
