@@ -1,5 +1,5 @@
 """The reference lists the master data points at (spec §2: ref_country, ref_uom,
-ref_packaging_type_codes).
+ref_packaging_type_codes), and the brands users keep.
 
 The reference lists are standard code lists: the service ships them and keeps their
 tables (`projections.items.references`); no request writes them. Each is keyed by the
@@ -7,7 +7,7 @@ code itself, so a field holding a code is a many-to-one relation to its list.
 """
 
 from domain.collections.schema import Collection, Field
-from domain.masterdata.fields import STRING
+from domain.masterdata.fields import AUDIT_FIELDS, STRING
 
 #: ISO 3166-1 countries, keyed by their alpha-2 code: the form GS1 and the CBV use
 #: (`cbvmda:countryCode`, `countryOfOrigin`).
@@ -46,3 +46,13 @@ REF_PACKAGING_TYPE_CODES = Collection(
 
 #: Every reference list, each served at `/items/<name>` and read-only there.
 REFERENCE_COLLECTIONS = (REF_COUNTRY, REF_UOM, REF_PACKAGING_TYPE_CODES)
+
+#: Brands of products. A brand is keyed by its name, as GS1 states a brand (`brandName`
+#: is text): a product's `brand` holds the brand's name, which is what EPCIS master data
+#: answers as `gs1:brandName` and what a label shows.
+BRAND = Collection(
+    name="brand",
+    primary_key="brand_name",
+    fields=(Field("brand_name", STRING, required=True), *AUDIT_FIELDS),
+    sort_field="brand_name",
+)
