@@ -3,6 +3,8 @@ the master-data fields that point at them."""
 
 from typing import Any
 
+import pycountry
+
 from application.runtime import Tracepoint
 from tests.access.helpers import Client, call, code, ok, user_with
 from tests.items.past_records import stored_change, stored_record
@@ -21,7 +23,7 @@ async def test_the_country_list_is_iso_3166_1_whole(client: Client) -> None:
         client, "GET", "/items/ref_country", params={"limit": "0", "meta": "total_count"}
     )
     assert status == 200
-    assert body["meta"]["total_count"] == 249
+    assert body["meta"]["total_count"] == len(pycountry.countries) >= 249
 
 
 async def test_a_unit_is_read_by_its_recommendation_20_code(client: Client) -> None:
