@@ -101,6 +101,19 @@ class RecordNotUnique(PlatformError):
         )
 
 
+class InvalidForeignKey(PlatformError):
+    """A relation's value names no item the caller may link to (an unknown code)."""
+
+    code = "INVALID_FOREIGN_KEY"
+
+    def __init__(self, collection: str, field: str, value: object) -> None:
+        super().__init__(
+            f'Invalid foreign key "{value}" for field "{field}" in collection "{collection}".',
+            collection=collection,
+            field=field,
+        )
+
+
 class FailedValidation(PlatformError):
     """A value breaks a validation rule."""
 

@@ -30,6 +30,7 @@ from infrastructure.database_url import DatabaseUrl
 from infrastructure.event_store import EventStore
 from infrastructure.instance_store import InstanceStore
 from infrastructure.passwords import Passwords
+from infrastructure.reference_data import REFERENCE_LISTS, reference_rows
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
 from projections.access.reader import AccessReader
@@ -40,6 +41,7 @@ from projections.epcis.events import EpcisEventsProjection
 from projections.epcis.master_data import MasterDataProjection
 from projections.items.history import HistoryProjection
 from projections.items.records import RecordsProjection
+from projections.items.references import ReferenceProjection
 from projections.runner import ProjectionRunner
 
 
@@ -56,7 +58,7 @@ class Health:
 
 
 #: Collections whose tables other projections than the records' keep.
-_OWN_PROJECTIONS = frozenset({"unique_code", "code_scan"})
+_OWN_PROJECTIONS = frozenset({"unique_code", "code_scan", *REFERENCE_LISTS})
 
 
 def build_projection_runner(
@@ -69,11 +71,13 @@ def build_projection_runner(
         EpcisEventsProjection(),
         CaptureJobsProjection(),
         MasterDataProjection(),
-        # Codes and scans have projections of their own; the rest are records.
+        # Codes, scans and reference lists have projections of their own; the rest are
+        # records.
         RecordsProjection([c for c in collections if c.name not in _OWN_PROJECTIONS]),
         HistoryProjection(tuple(build_schema(multi_tenant))),
         UniqueCodesProjection(by_name["unique_code"]),
         CodeScansProjection(by_name["code_scan"]),
+        ReferenceProjection([(by_name[n], reference_rows(by_name[n])) for n in REFERENCE_LISTS]),
     ]
     # Before access control, a projection named "users" kept a narrower users table.
     # Named queries were a projection of their own before they became records.

@@ -44,9 +44,10 @@ CATEGORIES = {
     "country_of_origin": ["DE", "FR", "IT", "ES", "NL", "BE", "PL", "US", "CN", "IN"],
     "target_consumer_gender": ["female", "male", "unisex"],
     "season_code": ["spring", "summer", "autumn", "winter"],
-    "packaging_type_code": ["box", "bottle", "bag", "can", "jar", "tray"],
+    # GS1 packaging types and Recommendation 20 units, as the reference lists hold them.
+    "packaging_type_code": ["BX", "BO", "BG", "CNG", "JR", "PU"],
     **{
-        unit: ["g", "kg", "ml", "l"]
+        unit: ["GRM", "KGM", "MLT", "LTR"]
         for unit in ("net_weight_unit", "gross_weight_unit", "net_content_unit")
     },
 }

@@ -229,8 +229,14 @@ class ProjectionRunner:
     ) -> None:
         position = self.position(projection)
         while position < head:
-            batch = self._store.read(
-                after=position, limit=self._batch_size, stop=head, topics=projection.topics
+            batch = (
+                self._store.read(
+                    after=position, limit=self._batch_size, stop=head, topics=projection.topics
+                )
+                if projection.follows
+                # Tables filled as they are made (the reference lists): no event is theirs,
+                # and a read with no topic to select would read every event.
+                else []
             )
             # A short batch holds everything this projection follows up to the head, so
             # the position moves to the head: the next poll must not search the same

@@ -4,17 +4,23 @@ collections, the item collections and, with several tenants, their accounts."""
 from domain.access.collections import SYSTEM_COLLECTIONS
 from domain.collections.schema import Collection, Schema
 from domain.masterdata.catalogue import MASTER_DATA_COLLECTIONS
+from domain.masterdata.references import REFERENCE_COLLECTIONS
 from domain.masterdata.tenancy import ACCOUNT, with_accounts
 from domain.records.history import HISTORY_COLLECTIONS
 
 #: The collections whose items belong to an account in a multi-tenant installation:
 #: users, files and every item collection (spec §1 rule 3 marks the master data; the
-#: rest hold an account's data just as much).
-TENANT_COLLECTIONS = frozenset({"users", "files", *(c.name for c in MASTER_DATA_COLLECTIONS)})
+#: rest hold an account's data just as much), but the reference lists, which every
+#: account shares.
+TENANT_COLLECTIONS = frozenset(
+    {"users", "files", *(c.name for c in MASTER_DATA_COLLECTIONS)}
+    - {c.name for c in REFERENCE_COLLECTIONS}
+)
 
 
 def record_collections(multi_tenant: bool) -> tuple[Collection, ...]:
-    """The collections whose items are records, each with a table of its own."""
+    """The item collections, each with a table of its own: the records', and those other
+    projections keep (generated codes, scans, reference lists)."""
     collections = SYSTEM_COLLECTIONS + MASTER_DATA_COLLECTIONS
     if not multi_tenant:
         return collections

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from application.errors import (
     FailedValidation,
     Forbidden,
+    InvalidForeignKey,
     InvalidPayload,
     RecordNotUnique,
     ServiceUnavailable,
@@ -185,10 +186,7 @@ class ItemWriter:
             if scoped(related) and not caller.admin:
                 restrict = self.permissions.filter(own_account(caller), related, caller)
             if self.reader.count(field.relation, keys=[value], restrict=restrict) != 1:
-                raise InvalidPayload(
-                    f'Invalid foreign key "{value}" for field "{field.name}"'
-                    f' in collection "{spec.name}"'
-                )
+                raise InvalidForeignKey(spec.name, field.name, value)
 
     def new_values(
         self, batch: UnitOfWork, spec: Collection, rules: CollectionRules, values: Item

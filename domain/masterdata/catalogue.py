@@ -18,6 +18,7 @@ from domain.masterdata.outbound_flows import (
     EPCIS_SUBSCRIPTION,
 )
 from domain.masterdata.products import PRODUCT, PRODUCT_CERTIFICATIONS, PRODUCT_TRANSLATIONS
+from domain.masterdata.references import BRAND, REFERENCE_COLLECTIONS
 from domain.masterdata.shipment_notices import SHIPMENT_NOTICE, SHIPMENT_NOTICE_LINE_ITEM
 
 #: The collections of spec §4.1, served at `/items/<name>`.
@@ -25,6 +26,7 @@ ITEM_COLLECTIONS = (
     LOCATION,
     ORGANISATION,
     PRODUCT,
+    BRAND,
     LOT,
     CERTIFICATION,
     SHIPMENT_NOTICE,
@@ -51,6 +53,8 @@ DEPENDENT_COLLECTIONS = (
     CODE_SCAN,
     EPCIS_OUTBOUND_FLOW_RUN,
     EPCIS_SUBSCRIPTION,
+    # Standard code lists the service ships and keeps (ref_country, ref_uom, …), read-only.
+    *REFERENCE_COLLECTIONS,
 )
 
 MASTER_DATA_COLLECTIONS = ITEM_COLLECTIONS + DEPENDENT_COLLECTIONS

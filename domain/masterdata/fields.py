@@ -25,6 +25,16 @@ def strings(*names: str) -> tuple[Field, ...]:
     return tuple(Field(name, STRING) for name in names)
 
 
+def units(*names: str) -> tuple[Field, ...]:
+    """Fields holding a UN/ECE Recommendation 20 unit code: relations to `ref_uom`."""
+    return tuple(Field(name, STRING, relation="ref_uom") for name in names)
+
+
+def country(name: str) -> Field:
+    """A field holding an ISO 3166-1 alpha-2 country code: a relation to `ref_country`."""
+    return Field(name, STRING, relation="ref_country")
+
+
 def numbers(*names: str, minimum: float | None = None) -> tuple[Field, ...]:
     """Plain number fields."""
     return tuple(Field(name, FLOAT, minimum=minimum) for name in names)

@@ -4,7 +4,16 @@ from domain.collections.schema import Alias, Collection, Field
 from domain.gs1.digital_link import GS1_RESOLVER
 from domain.gs1.epc import canonical_epc
 from domain.gs1.identifiers import IdentifierError, location_path
-from domain.masterdata.fields import AUDIT_FIELDS, BOOLEAN, FLOAT, JSON, STRING, UUID, strings
+from domain.masterdata.fields import (
+    AUDIT_FIELDS,
+    BOOLEAN,
+    FLOAT,
+    JSON,
+    STRING,
+    UUID,
+    country,
+    strings,
+)
 from domain.masterdata.related import (
     certifications_alias,
     certifications_junction,
@@ -30,7 +39,8 @@ LOCATION = Collection(
         Field("timezone", STRING),
         Field("gln", STRING, lookup=True),
         Field("gln_extension", STRING),
-        *strings("address", "city", "state", "county", "postal_code", "country_code"),
+        *strings("address", "city", "state", "county", "postal_code"),
+        country("country_code"),
         *strings(
             "primary_contact_telephone",
             "primary_contact_type",

@@ -21,7 +21,7 @@ LOT = Collection(
         Field("quantity", FLOAT, minimum=0, decimal_text=True),
         # Examples in the spec: draft, published; Publish Lot sets the latter.
         Field("status", STRING, default="draft"),
-        Field("uom", STRING),
+        Field("uom", STRING, relation="ref_uom"),
         Field("production_location", STRING, relation="location"),
         Field("product", STRING, relation="product"),
         Field("quality_report", UUID, relation="files"),

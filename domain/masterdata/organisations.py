@@ -1,7 +1,7 @@
 """Organisations: suppliers, manufacturers, distributors, retailers (spec §2 organisation)."""
 
 from domain.collections.schema import Collection, Field
-from domain.masterdata.fields import AUDIT_FIELDS, BOOLEAN, JSON, STRING, UUID, strings
+from domain.masterdata.fields import AUDIT_FIELDS, BOOLEAN, JSON, STRING, UUID, country, strings
 from domain.masterdata.related import (
     certifications_alias,
     certifications_junction,
@@ -22,7 +22,8 @@ ORGANISATION = Collection(
         Field("custom_id", STRING),
         Field("digital_link", STRING),
         Field("organisation_redirection_url", STRING),
-        *strings("address", "city", "state", "postal_code", "country_code"),
+        *strings("address", "city", "state", "postal_code"),
+        country("country_code"),
         *strings("primary_contact_telephone", "primary_contact_email", "primary_contact_url"),
         Field("use_gs1_identifiers", BOOLEAN),
         Field("parent_organisation", STRING, relation="organisation"),

@@ -247,7 +247,7 @@ async def test_a_relation_must_point_at_an_existing_item(client: Client) -> None
         {"email": "r@example.com", "role": "6f9619ff-8b86-d011-b42d-00c04fc964ff"},
     )
     assert status == 400
-    assert code(body) == "INVALID_PAYLOAD"
+    assert code(body) == "INVALID_FOREIGN_KEY"
 
 
 async def test_a_notification_is_stamped_and_starts_in_the_inbox(client: Client) -> None:

@@ -35,6 +35,10 @@ async def products(client: Client) -> None:
         {"product_name": "Oat drink", "gtin": "09506000134352", "parent_product": "oats"},
         {"id": "oat-bar", "product_name": "Oat bar", "brand": "Oaty", "parent_product": "oats"},
     ]
+    brands = await client.post(
+        "/items/brand", json=[{"brand_name": "Bulk"}, {"brand_name": "Oaty"}], headers=AUTH
+    )
+    assert brands.status == 200, await brands.text()
     # A batch is checked whole: the parent exists before its children name it.
     for batch in (bulk + special[:1], special[1:]):
         response = await client.post("/items/product", json=batch, headers=AUTH)

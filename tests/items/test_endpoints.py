@@ -96,8 +96,8 @@ async def test_a_relation_to_a_missing_item_is_refused(client: Client) -> None:
         client, "POST", "/items/product", {"product_manufacturer": "no-such-organisation"}
     )
     assert status == 400
-    assert code(body) == "INVALID_PAYLOAD"
-    assert "product_manufacturer" in body["errors"][0]["message"]
+    assert code(body) == "INVALID_FOREIGN_KEY"
+    assert body["errors"][0]["extensions"]["field"] == "product_manufacturer"
 
 
 async def test_a_lot_quantity_may_be_written_as_decimal_text(client: Client) -> None:

@@ -217,7 +217,7 @@ async def test_deleting_a_folder_moves_its_files_to_the_root(client: Client) -> 
 async def test_an_unknown_folder_is_refused(client: Client, uploads: Path) -> None:
     data = form(("folder", str(uuid.uuid4())), file=("a.txt", b"a", "text/plain"))
     status, body = await send(client, "POST", "/files", data)
-    assert (status, code(body)) == (400, "INVALID_PAYLOAD")
+    assert (status, code(body)) == (400, "INVALID_FOREIGN_KEY")
     assert stored(uploads) == []
 
 
@@ -312,7 +312,7 @@ async def test_master_data_links_to_files_by_relation(client: Client) -> None:
     status, body = await call(
         client, "POST", "/items/product", {"product_name": "P", "primary_image": str(uuid.uuid4())}
     )
-    assert (status, code(body)) == (400, "INVALID_PAYLOAD")
+    assert (status, code(body)) == (400, "INVALID_FOREIGN_KEY")
     image = await upload(client, b"\x89PNG\r\n", "front.png", content_type="image/png")
     product = await ok(
         client,

@@ -10,6 +10,7 @@ import pytest
 from aiohttp import FormData
 
 from application.runtime import Tracepoint
+from domain.collections.schema import Collection
 from domain.epcis.capture_job import CaptureJob
 from domain.epcis.captured_event import CapturedEvent
 from domain.masterdata.catalogue import ITEM_COLLECTIONS
@@ -24,6 +25,7 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "code_reservation": {"quantity": 10},
     "epcis_queries": {"query": {"EQ_bizStep": ["shipping"]}},
     "epcis_connection": {"name": "partner", "url": "https://partner.example/capture"},
+    "brand": {"brand_name": "Oaty"},
 }
 
 
@@ -73,6 +75,10 @@ async def tenants(client: Client) -> Tenants:
     )
 
 
+def schema_of(collection: str) -> Collection:
+    return next(c for c in ITEM_COLLECTIONS if c.name == collection)
+
+
 def new_item(collection: str, n: int = 0) -> dict[str, Any]:
     item = dict(MINIMAL.get(collection, {}))
     if collection == "epcis_queries":
@@ -95,7 +101,7 @@ async def test_an_accounts_items_are_invisible_to_another_account(
                 "name" if needed == "epcis_queries" else "id"
             )
     made = await ok(client, "POST", f"/items/{collection}", item, token=tenants.a.token)
-    key = made["name" if collection == "epcis_queries" else "id"]
+    key = made[schema_of(collection).primary_key]
     assert made["account"] == tenants.account_a
     assert await ok(client, "GET", f"/items/{collection}", token=tenants.b.token) == []
     path = f"/items/{collection}/{key}"
@@ -393,3 +399,21 @@ async def test_files_are_seen_only_by_their_account(
     assert (await client.get(f"/assets/{made['id']}", headers=b)).status == 403
     a = {"Authorization": f"Bearer {tenants.a.token}"}
     assert (await client.get(f"/assets/{made['id']}", headers=a)).status == 200
+
+
+async def test_every_account_reads_and_links_the_same_reference_lists(
+    client: Client, tenants: Tenants
+) -> None:
+    for user in (tenants.a, tenants.b):
+        made = await ok(client, "POST", "/items/location", {"country_code": "FR"}, token=user.token)
+        assert made["country_code"] == "FR"
+    reader = await user_with(
+        client,
+        {"collection": "location", "action": "read", "fields": ["*"]},
+        {"collection": "ref_country", "action": "read", "fields": ["*"]},
+    )
+    await ok(client, "PATCH", f"/users/{reader.id}", {"account": tenants.account_b})
+    read = await ok(
+        client, "GET", "/items/location", params={"fields": "country_code.name"}, token=reader.token
+    )
+    assert read == [{"country_code": {"name": "France"}}]
