@@ -15,6 +15,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 #: What a user under a policy that enforces two-factor authentication may reach before
 #: enabling it: their own record, the setup endpoints and the flags that say so.
 _TFA_SETUP = ("/users/me", "/policies/me/globals")
+#: What `/server/` answers per caller: the OpenAPI document leaves out what they may not read.
+_PER_CALLER = "/server/specs/"
 
 
 @web.middleware
@@ -23,7 +25,8 @@ async def platform_authentication(request: web.Request, handler: Handler) -> web
     is served and the rest is 403."""
     if is_epcis(request):
         return await handler(request)
-    if request.path == "/auth" or request.path.startswith(("/server/", "/auth/")):
+    probe = request.path.startswith("/server/") and not request.path.startswith(_PER_CALLER)
+    if request.path == "/auth" or request.path.startswith("/auth/") or probe:
         # The server's probes and signing in need no caller; a stale access token sent
         # along must not stop a client from refreshing it.
         return await handler(request)
