@@ -40,13 +40,10 @@ def collection_bases(schema: Schema) -> dict[str, tuple[str, ...]]:
 
 def view_of(method: str, path: str, bases: dict[str, tuple[str, ...]]) -> tuple[str, str] | None:
     """(base, view name) of a collection view's route, or None for another route."""
-    for suffix in ("/{key}", ""):
-        base = path.removesuffix(suffix) if suffix else path
-        if (suffix and not path.endswith(suffix)) or base not in bases:
-            continue
-        for view_method, view_suffix, view in VIEW_ROUTES:
-            if (view_method, view_suffix) == (method, suffix):
-                return base, view
+    for view_method, suffix, view in VIEW_ROUTES:
+        base = path[: len(path) - len(suffix)]
+        if view_method == method and path.endswith(suffix) and base in bases:
+            return base, view
     return None
 
 
@@ -101,3 +98,21 @@ def collection_operation(view: str, collection: Collection, schema: Schema) -> O
             tag, answer(204), f"Delete several {tag}", body=body({"anyOf": [keys, by_query]})
         )
     raise ValueError(f"no documentation for the collection view {view!r}")
+
+
+def link_created(paths: dict[str, Json], schema: Schema, bases: dict[str, tuple[str, ...]]) -> None:
+    """Link each create's answer to the read, update and delete of the item it made (the
+    stateful tests of `make fuzz` follow them)."""
+    for base, names in bases.items():
+        for name, path in expand(base, names, ""):
+            create, one = paths.get(path, {}).get("post"), paths.get(path + "/{key}", {})
+            if create is None or "200" not in create["responses"]:
+                continue
+            key = f"$response.body#/data/{schema[name].primary_key}"
+            links = {
+                verb: {"operationId": one[method]["operationId"], "parameters": {"key": key}}
+                for verb, method in (("read", "get"), ("update", "patch"), ("delete", "delete"))
+                if method in one
+            }
+            if links:
+                create["responses"]["200"] = {**create["responses"]["200"], "links": links}

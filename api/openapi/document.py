@@ -14,7 +14,13 @@ from aiohttp import hdrs, web
 from api.epcis.discovery import vendor_version
 from api.families import EPCIS_PREFIX
 from api.openapi import epcis_routes, platform_routes
-from api.openapi.collection_routes import collection_bases, collection_operation, expand, view_of
+from api.openapi.collection_routes import (
+    collection_bases,
+    collection_operation,
+    expand,
+    link_created,
+    view_of,
+)
 from api.openapi.operation import Json, Operation
 from api.openapi.shapes import PLATFORM_ERROR, PROBLEM, item_schema
 from domain.collections.schema import Schema
@@ -97,9 +103,9 @@ def build_document(app: web.Application, schema: Schema, readable: Callable[[str
         suffix = path[len(base) :]
         for name, concrete in expand(base, bases[base], suffix):
             if name in shown:
-                _add(
-                    paths, method, concrete, collection_operation(view, schema[name], schema), route
-                )
+                operation = collection_operation(view, schema[name], schema)
+                _add(paths, method, concrete, operation, route)
+    link_created(paths, schema, bases)
     return {
         "openapi": "3.1.0",
         "info": {

@@ -130,7 +130,7 @@ ROUTES: dict[str, Operation] = {
         ),
     ),
     "GET /users/register/verify-email": Operation(
-        "users", answer(204), query=(query("token", TEXT),)
+        "users", answer(204), query=({**query("token", TEXT), "required": True},)
     ),
     "POST /users/invite": Operation(
         "users",
@@ -162,9 +162,7 @@ ROUTES: dict[str, Operation] = {
         answers(answer(200, data(item("users"))), answer(204)),
         body=body({"type": "object"}),
     ),
-    "GET /permissions/me": Operation(
-        "permissions", answer(200, data({"type": "object"})), public=False
-    ),
+    "GET /permissions/me": Operation("permissions", answer(200, data({"type": "object"}))),
     "GET /permissions/me/{collection}/{key}": Operation(
         "permissions",
         answer(200, data(_object(update=ACCESS, delete=ACCESS, share=ACCESS))),

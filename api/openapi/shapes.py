@@ -22,6 +22,9 @@ _TYPES: dict[FieldType, Json] = {
     FieldType.HASH: {"type": "string", "description": 'Reads back as "**********"'},
 }
 
+#: The formats a payload's values take (answers are not held to them).
+_FORMATS = {FieldType.UUID: "uuid", FieldType.DATETIME: "date-time", FieldType.DATE: "date"}
+
 #: Directus's error envelope, the platform API's answer to every failure.
 PLATFORM_ERROR: Json = {
     "type": "object",
@@ -117,6 +120,8 @@ def payload_schema(collection: Collection, schema: Schema, *, create: bool) -> J
         if field.readonly:
             continue
         value = field_value(field)
+        if field.type in _FORMATS and not field.array:
+            value["format"] = _FORMATS[field.type]
         if field.minimum is not None:
             value["minimum"] = field.minimum
         if field.maximum is not None:

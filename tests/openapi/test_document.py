@@ -91,3 +91,15 @@ async def test_the_sign_in_schemes_of_both_families_are_named(
     assert {"bearer", "accessTokenQuery", "sessionCookie", "epcisStaticToken"} == set(schemes)
     capture = document["paths"]["/v2/epcis/capture"]["post"]
     assert {"epcisStaticToken": []} in capture["security"]
+
+
+async def test_a_create_links_to_the_read_update_and_delete_of_what_it_made(
+    client: TestClient[Any, Any],
+) -> None:
+    paths = (await _document(client, **AUTH))["paths"]
+    links = paths["/items/product"]["post"]["responses"]["200"]["links"]
+    assert links["read"] == {
+        "operationId": paths["/items/product/{key}"]["get"]["operationId"],
+        "parameters": {"key": "$response.body#/data/id"},
+    }
+    assert set(links) == {"read", "update", "delete"}
