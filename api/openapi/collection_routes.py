@@ -1,6 +1,7 @@
 """The operations of the collection views (`/items/<collection>`, the system collections,
 `/files`, the history), one set per collection, generated from the catalogue."""
 
+import re
 from collections.abc import Iterator
 
 from api.items.collection_views import ROUTES as VIEW_ROUTES
@@ -12,6 +13,7 @@ from domain.collections.schema import Collection, FieldType, Schema
 from domain.records.history import HISTORY_COLLECTIONS
 
 ITEMS_BASE = "/items/{collection}"
+_REGEX = re.compile(r"\{(\w+):[^{}]+\}")
 
 #: The global query parameters of a read (Directus's query language).
 READ_QUERY = (
@@ -40,7 +42,9 @@ def collection_bases(schema: Schema) -> dict[str, tuple[str, ...]]:
 
 def view_of(method: str, path: str, bases: dict[str, tuple[str, ...]]) -> tuple[str, str] | None:
     """(base, view name) of a collection view's route, or None for another route."""
-    for view_method, suffix, view in VIEW_ROUTES:
+    for view_method, pattern, view in VIEW_ROUTES:
+        # As the router names it: `/{key:.+}` is `/{key}`.
+        suffix = _REGEX.sub(r"{\1}", pattern)
         base = path[: len(path) - len(suffix)]
         if view_method == method and path.endswith(suffix) and base in bases:
             return base, view
