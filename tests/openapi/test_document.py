@@ -8,6 +8,7 @@ from aiohttp.test_utils import TestClient
 from openapi_spec_validator import validate
 
 from domain.epcis.event_query import named_parameters
+from tests.access.helpers import user_with
 from tests.conftest import AUTH
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
@@ -44,6 +45,16 @@ async def test_collections_the_caller_may_not_read_are_left_out(
     assert "/users/{key}" in admin["paths"]
     assert "/items/product" not in public["paths"]
     assert "/users/{key}" not in public["paths"]
+
+
+async def test_a_user_sees_the_collections_its_policies_let_it_read(
+    client: TestClient[Any, Any],
+) -> None:
+    reader = await user_with(client, {"collection": "product", "action": "read"})
+    paths = (await _document(client, Authorization=f"Bearer {reader.token}"))["paths"]
+    assert "/items/product/{key}" in paths
+    assert "/items/lot" not in paths
+    assert "/users" not in paths
 
 
 async def test_an_invalid_token_is_refused_as_on_every_platform_route(
