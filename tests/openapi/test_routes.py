@@ -11,6 +11,7 @@ import pytest
 from aiohttp import hdrs, web
 from aiohttp.test_utils import TestClient, make_mocked_request
 
+from api.openapi.document import REGISTRY
 from tests.conftest import AUTH
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
@@ -79,3 +80,8 @@ async def test_every_documented_operation_is_routed(client: TestClient[Any, Any]
     reached = await documented_routes(client.server.app, document)
     extra = sorted(operation for operation, route in reached.items() if not route)
     assert not extra, f"documented operations no route serves: {extra}"
+
+
+async def test_every_registry_entry_names_a_route(client: TestClient[Any, Any]) -> None:
+    stale = sorted(set(REGISTRY) - router_routes(client.server.app))
+    assert not stale, f"registry entries of routes that no longer exist: {stale}"
