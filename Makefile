@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 SDK_CHECK := tests/directus_sdk
 SDK_MODULES := $(SDK_CHECK)/node_modules/.package-lock.json
 
-.PHONY: run test lint typecheck layers unit bench install clean
+.PHONY: run test lint typecheck layers unit fuzz bench install clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,15 @@ unit: $(STAMP) $(SDK_MODULES)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
 
 test: lint typecheck layers unit
+
+# A longer schemathesis run than the one `make test` makes: every phase (stateful too),
+# valid and invalid requests, FUZZ_EXAMPLES a operation (see docs/openapi.md).
+FUZZ_EXAMPLES ?= 50
+FUZZ_SEED ?= 17
+fuzz: $(STAMP)
+	TRACEPOINT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) TRACEPOINT_FUZZ_SEED=$(FUZZ_SEED) \
+	TRACEPOINT_FUZZ_PHASES=examples,coverage,fuzzing,stateful TRACEPOINT_FUZZ_MODE=all \
+	TRACEPOINT_FUZZ_TIMEOUT=3600 $(BIN)/pytest -q -n 0 tests/openapi/test_fuzz.py
 
 # BENCH_ARGS="--events 100000" and ITEM_BENCH_ARGS="--items 10000" pick smaller sizes;
 # see docs/performance.md.

@@ -14,6 +14,7 @@ from api.flows import outbound, publish_lot
 from api.items import collections, discovery, files, history, v1_lists
 from api.keys import TRACEPOINT
 from api.middleware import errors
+from api.openapi import routes as openapi
 from application.runtime import Tracepoint
 
 
@@ -42,7 +43,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
         publish_lot.routes,
     )
     epcis = (capture.routes, queries.routes, resources.routes, subscriptions.routes)
-    for table in (server.routes, *epcis, *platform):
+    for table in (server.routes, openapi.routes, *epcis, *platform):
         app.add_routes(table)
     system_collections.add_routes(app)
     files.add_routes(app)

@@ -28,3 +28,8 @@ def _collection(request: web.Request) -> str:
 def add_routes(app: web.Application) -> None:
     """Register `/items/<collection>` and `/items/<collection>/<pk>`."""
     add_collection_routes(app, "/items/{collection}", collection_views(_collection))
+
+
+def served_collections() -> frozenset[str]:
+    """The collections `/items/<collection>` serves (where the schema holds them)."""
+    return _SERVED

@@ -25,6 +25,7 @@ from domain.epcis.field_parameters import (
 )
 from domain.epcis.fields import EVENT_TYPES
 from domain.epcis.sensor_parameters import (
+    SENSOR_LIST_PARAMETERS,
     ColumnMatch,
     SensorParameterError,
     is_sensor_parameter,
@@ -59,6 +60,12 @@ DECLARATION_TIME_PARAMETERS = {
     "LT_errorDeclarationTime": "lt_declaration_time",
     "LT_errorDeclaration_Time": "lt_declaration_time",
 }
+
+
+#: Event and record time bounds: GE_ is inclusive, LT_ exclusive.
+TIME_PARAMETERS = ("GE_eventTime", "LT_eventTime", "GE_recordTime", "LT_recordTime")
+#: At most this many events (eventCountLimit), or none when more match (maxEventCount).
+COUNT_PARAMETERS = ("eventCountLimit", "maxEventCount")
 
 
 class QueryParameterError(ValueError):
@@ -249,7 +256,7 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
                     " nor a URI naming an extension event type"
                 )
             query["event_types"] = tuple(values)
-        elif name in ("GE_eventTime", "LT_eventTime", "GE_recordTime", "LT_recordTime"):
+        elif name in TIME_PARAMETERS:
             key = name[:2].lower() + "_" + ("event_time" if "event" in name else "record_time")
             query[key] = _time(name, raw)
         elif name == "EQ_action":
@@ -273,7 +280,7 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
         elif name in ("EQ_persistentDisposition_set", "EQ_persistentDisposition_unset"):
             key = "persistent_" + name.rpartition("_")[2]
             query[key] = tuple(normalise_cbv("disposition", v) for v in values)
-        elif name in ("eventCountLimit", "maxEventCount"):
+        elif name in COUNT_PARAMETERS:
             key = "event_count_limit" if name == "eventCountLimit" else "max_event_count"
             query[key] = _count(name, raw)
         elif name == "EQ_transformationID":
@@ -358,3 +365,65 @@ def parse_event_query(params: Mapping[str, Sequence[str]]) -> EventQuery:
         quantity=tuple(quantity),
         **query,  # type: ignore[arg-type]
     )
+
+
+_TIME = "a date-time with offset (RFC 3339)"
+_CBV = "bare word or GS1 Web URI of the CBV value, or a custom URI; several comma-separated"
+_EPC = "EPC URN, GS1 Digital Link or pattern (`*` for a part); several comma-separated"
+_PLACE = "location identifier (SGLN URN or Digital Link); several comma-separated"
+_IDS = "identifiers; several comma-separated"
+
+
+def named_parameters() -> dict[str, str]:
+    """Every SimpleEventQuery parameter with a fixed name, and the value it takes: the list
+    the parser above reads, for documents that describe the query (the OpenAPI document)."""
+    return {
+        "eventType": "ObjectEvent, AggregationEvent, TransactionEvent, TransformationEvent,"
+        " AssociationEvent or an extension type's URI; several comma-separated",
+        **dict.fromkeys(TIME_PARAMETERS, _TIME),
+        "EQ_action": "ADD, OBSERVE or DELETE; several comma-separated",
+        "EQ_bizStep": _CBV,
+        "EQ_disposition": _CBV,
+        "EQ_readPoint": _PLACE,
+        "EQ_bizLocation": _PLACE,
+        "WD_readPoint": _PLACE + "; its sub-locations match too",
+        "WD_bizLocation": _PLACE + "; its sub-locations match too",
+        "EQ_persistentDisposition_set": _CBV,
+        "EQ_persistentDisposition_unset": _CBV,
+        **dict.fromkeys(COUNT_PARAMETERS, "a whole number of at least 1"),
+        "EQ_transformationID": _IDS,
+        "EQ_eventID": _IDS,
+        "EXISTS_errorDeclaration": "true (or empty) for error declarations only",
+        **dict.fromkeys(DECLARATION_TIME_PARAMETERS, _TIME),
+        "EQ_errorReason": _CBV,
+        "EQ_correctiveEventID": _IDS,
+        **dict.fromkeys(EPC_ROLES, _EPC),
+        **dict.fromkeys(CLASS_ROLES, _EPC),
+        **dict.fromkeys(QUANTITY_PARAMETERS, "a number"),
+        "orderBy": "eventTime, recordTime or an extension field's name",
+        "orderDirection": "ASC or DESC (DESC when orderBy is given alone)",
+        **dict.fromkeys(SENSOR_LIST_PARAMETERS, "values; several comma-separated"),
+        "EQ_booleanValue": "true or false",
+        "EXISTS_sensorElementList": "true (or empty) for events with sensor data",
+    }
+
+
+#: The parameter families whose names carry a field, type or unit: (pattern, meaning).
+PARAMETER_FAMILIES = (
+    ("EQ_bizTransaction_<type>", "a business transaction of that type with one of the values"),
+    ("EQ_source_<type>", "a source of that type with one of the values"),
+    ("EQ_destination_<type>", "a destination of that type with one of the values"),
+    (
+        "<EQ|GT|GE|LT|LE|EXISTS>_[INNER_][<scope>_]<field IRI or CURIE>",
+        "an extension field (of the event, ILMD, error declaration, sensor element, sensor"
+        " metadata or report, readPoint or bizLocation) compared with the values",
+    ),
+    (
+        "<EQ|GT|GE|LT|LE>_<value|minValue|maxValue|meanValue|sDev|percValue|quantity>_<uom>",
+        "a sensor value or quantity in a unit (UN/ECE Rec. 20 code), converted to SI",
+    ),
+    ("<GE|LT>_<startTime|endTime|time>", "sensor element or report times"),
+    ("<GT|GE|LT|LE>_percRank", "the percentile rank of a sensor report"),
+    ("HASATTR_<readPoint|bizLocation>", "the place has one of the master-data attributes"),
+    ("EQ_ATTR_<readPoint|bizLocation>_<attribute>", "the place's attribute has one of the values"),
+)

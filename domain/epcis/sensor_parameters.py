@@ -48,6 +48,8 @@ _LISTS: dict[str, tuple[tuple[Table, ...], str, str]] = {
     "EQ_hexBinaryValue": (("reports",), "hex_binary_value", "hex"),
     "EQ_uriValue": (("reports",), "uri_value", "text"),
 }
+#: The sensor parameters with fixed names that list values.
+SENSOR_LIST_PARAMETERS = tuple(_LISTS)
 _TIMES: dict[str, tuple[tuple[Table, ...], str]] = {
     "startTime": (("elements",), "start_time"),
     "endTime": (("elements",), "end_time"),

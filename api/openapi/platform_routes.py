@@ -1,0 +1,265 @@
+"""The documentation of the platform API's routes other than the collection views (those
+come from the catalogue: `collection_routes`).
+
+Adding a route? Add one entry here, keyed "METHOD /path" as the router names it (the path
+without regular expressions: `/items/{collection}/{key}`); the summary defaults to the
+handler's docstring. `tests/openapi/test_routes.py` names every route without one.
+"""
+
+from api.openapi.operation import Json, Operation, answer, answers, body, query
+from api.openapi.shapes import data, nullable
+
+Ref = dict[str, str]
+
+
+def item(collection: str) -> Ref:
+    """An item of a collection, as the catalogue describes it."""
+    return {"$ref": f"#/components/schemas/{collection}"}
+
+
+def _object(**properties: Json) -> Json:
+    return {"type": "object", "properties": properties}
+
+
+STRING: Json = {"type": "string"}
+TEXT: Json = {"type": "string", "minLength": 1}
+SIGN_IN = data(
+    _object(
+        access_token=STRING,
+        refresh_token=nullable(STRING),
+        expires={"type": "integer", "description": "Milliseconds"},
+    )
+)
+MODE: Json = {"type": "string", "enum": ["json", "cookie", "session"]}
+TOKEN_BODY = body(_object(refresh_token=STRING, mode=MODE), required=False)
+ACCESS: Json = _object(access={"type": "boolean"})
+PAGINATION = _object(
+    page={"type": "integer"},
+    perPage={"type": "integer"},
+    total={"type": "integer"},
+    totalPages={"type": "integer"},
+)
+PAGED_QUERY = (
+    query("page", {"type": "integer", "minimum": 1}),
+    query("per_page", {"type": "integer", "minimum": 1, "maximum": 200}),
+    query("sort", description="createdAt, name or updatedAt; `-` for descending"),
+    query("search", description="Text in the name"),
+)
+RESOLVED = answers(
+    answer(200, data({"type": "object"}), description="The code's description"),
+    answer(307, description="To the page of the code's lot, product or location"),
+)
+RESOLVER_QUERY = (
+    query("linkType", description="`all`: describe the code instead of redirecting"),
+    query("lat", {"type": "number"}),
+    query("lng", {"type": "number"}),
+)
+MULTIPART: Json = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
+WRITTEN_FILE = answers(
+    answer(
+        200, data(nullable({"anyOf": [item("files"), {"type": "array", "items": item("files")}]}))
+    ),
+    answer(204),
+)
+BYTES = answer(200, {"type": "string", "format": "binary"}, "*/*", description="The file's bytes")
+
+
+def resolving(summary: str) -> Operation:
+    """A resolver route: public, redirecting or describing."""
+    return Operation("resolver", RESOLVED, summary, query=RESOLVER_QUERY, public=True)
+
+
+ROUTES: dict[str, Operation] = {
+    "GET /server/ping": Operation("server", answer(200, STRING, "text/plain"), public=True),
+    "GET /server/health": Operation(
+        "server",
+        answers(
+            answer(200, _object(status={"const": "ok"})),
+            answer(503, _object(status={"const": "error"}, checks={"type": "array"})),
+        ),
+        public=True,
+    ),
+    "GET /server/specs/oas": Operation(
+        "server",
+        answer(200, {"type": "object", "required": ["openapi", "paths"]}),
+        description="This document; the collections the caller may not read are left out.",
+    ),
+    "GET /auth": Operation(
+        "auth",
+        answer(200, _object(data={"type": "array"}, disableDefault={"type": "boolean"})),
+        public=True,
+    ),
+    "POST /auth/login": Operation(
+        "auth",
+        answer(200, SIGN_IN),
+        body=body(
+            {
+                "type": "object",
+                "required": ["email", "password"],
+                "properties": {"email": TEXT, "password": TEXT, "otp": TEXT, "mode": MODE},
+            }
+        ),
+        public=True,
+    ),
+    "POST /auth/refresh": Operation("auth", answer(200, SIGN_IN), body=TOKEN_BODY, public=True),
+    "POST /auth/logout": Operation("auth", answer(204), body=TOKEN_BODY, public=True),
+    "POST /auth/password/request": Operation(
+        "auth",
+        answer(204),
+        body=body(_object(email=TEXT, reset_url=STRING) | {"required": ["email"]}),
+        public=True,
+    ),
+    "POST /auth/password/reset": Operation(
+        "auth",
+        answer(204),
+        body=body(_object(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
+        public=True,
+    ),
+    "POST /users/register": Operation(
+        "users",
+        answer(204),
+        body=body(
+            _object(
+                email=TEXT,
+                password=TEXT,
+                first_name=STRING,
+                last_name=STRING,
+                verification_url=STRING,
+            )
+            | {"required": ["email", "password"]}
+        ),
+    ),
+    "GET /users/register/verify-email": Operation(
+        "users", answer(204), query=({**query("token", TEXT), "required": True},)
+    ),
+    "POST /users/invite": Operation(
+        "users",
+        answer(204),
+        body=body(_object(email={}, role=STRING, invite_url=STRING)),
+    ),
+    "POST /users/invite/accept": Operation(
+        "users",
+        answer(204),
+        body=body(_object(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
+    ),
+    "POST /users/me/tfa/generate": Operation(
+        "users",
+        answer(200, data(_object(secret=STRING, otpauth_url=STRING))),
+        body=body(_object(password=TEXT) | {"required": ["password"]}),
+    ),
+    "POST /users/me/tfa/enable": Operation(
+        "users",
+        answer(204),
+        body=body(_object(secret=TEXT, otp=TEXT) | {"required": ["secret", "otp"]}),
+    ),
+    "POST /users/me/tfa/disable": Operation(
+        "users", answer(204), body=body(_object(otp=TEXT) | {"required": ["otp"]})
+    ),
+    "POST /users/{key}/tfa/disable": Operation("users", answer(204)),
+    "GET /users/me": Operation("users", answer(200, data(item("users"))), query=(query("fields"),)),
+    "PATCH /users/me": Operation(
+        "users",
+        answers(answer(200, data(item("users"))), answer(204)),
+        body=body({"type": "object"}),
+    ),
+    "GET /permissions/me": Operation("permissions", answer(200, data({"type": "object"}))),
+    "GET /permissions/me/{collection}/{key}": Operation(
+        "permissions",
+        answer(200, data(_object(update=ACCESS, delete=ACCESS, share=ACCESS))),
+    ),
+    "GET /policies/me/globals": Operation(
+        "policies",
+        answer(
+            200,
+            data(
+                _object(
+                    app_access={"type": "boolean"},
+                    admin_access={"type": "boolean"},
+                    enforce_tfa={"type": "boolean"},
+                )
+            ),
+        ),
+    ),
+    "GET /roles/me": Operation(
+        "roles",
+        answer(200, data({"type": "array", "items": item("roles")})),
+        query=(query("fields"),),
+    ),
+    "GET /v1/products": Operation(
+        "v1",
+        answer(200, _object(products={"type": "array"}, pagination=PAGINATION)),
+        query=PAGED_QUERY,
+    ),
+    "GET /v1/suppliers": Operation(
+        "v1",
+        answer(200, _object(suppliers={"type": "array"}, pagination=PAGINATION)),
+        query=PAGED_QUERY,
+    ),
+    "POST /items/epcis_outbound_flow/{key}/run": Operation(
+        "epcis_outbound_flow",
+        answer(
+            200,
+            data(
+                _object(
+                    outcome=STRING,
+                    sent={"type": "integer"},
+                    documents={"type": "integer"},
+                    http_status=nullable({"type": "integer"}),
+                    error=nullable(STRING),
+                    last_position={"type": "integer"},
+                    backlog={"type": "integer"},
+                )
+            ),
+        ),
+    ),
+    "GET /items/epcis_outbound_flow/{key}/runs": Operation(
+        "epcis_outbound_flow",
+        answer(200, data({"type": "array", "items": item("epcis_outbound_flow_run")})),
+        query=(query("fields"), query("limit", {"type": "integer"})),
+    ),
+    "POST /items/lot/{key}/publish": Operation(
+        "lot",
+        answer(200, data(_object(lot=STRING, eventID=STRING, created={"type": "boolean"}))),
+    ),
+    "POST /files": Operation(
+        "files",
+        WRITTEN_FILE,
+        "Upload files",
+        description="multipart/form-data: the item's fields first, then one or more files.",
+        body=body(MULTIPART, "multipart/form-data"),
+    ),
+    "PATCH /files/{key}": Operation(
+        "files",
+        WRITTEN_FILE,
+        "Replace a file's bytes (multipart) or change its fields (JSON)",
+        path={"key": {"type": "string", "format": "uuid"}},
+        body=body({"type": "object"}, "application/json", "multipart/form-data"),
+    ),
+    "GET /assets/{key}": Operation("files", BYTES, query=(query("download"),)),
+    "GET /assets/{key}/{filename}": Operation("files", BYTES, query=(query("download"),)),
+    "GET /{code}": Operation(
+        "resolver",
+        RESOLVED,
+        "Resolve a short code",
+        path={"code": {"type": "string", "pattern": "^[0-9A-Za-z]{6,20}$"}},
+        query=RESOLVER_QUERY,
+        public=True,
+    ),
+    "GET /00/{sscc}": resolving("Resolve an SSCC"),
+    "GET /8003/{grai}": resolving("Resolve a GRAI"),
+    "GET /01/{gtin}/21/{serial}": resolving("Resolve a serialised GTIN"),
+    "GET /01/{gtin}/10/{lot}/21/{serial}": Operation(
+        "resolver",
+        RESOLVED,
+        "Resolve a serialised GTIN of a lot",
+        query=RESOLVER_QUERY,
+        public=True,
+    ),
+    "GET /01/{gtin}/21/{serial}/10/{lot}": Operation(
+        "resolver",
+        RESOLVED,
+        "Resolve a serialised GTIN of a lot",
+        query=RESOLVER_QUERY,
+        public=True,
+    ),
+}
