@@ -11,7 +11,7 @@ from application.errors import Forbidden
 routes = web.RouteTableDef()
 
 #: Paths that describe the schema, and the writes Directus takes on each.
-_WRITES = {
+SCHEMA_WRITES = {
     "/collections": ("POST", "PATCH"),
     "/collections/{collection}": ("PATCH", "DELETE"),
     "/fields/{collection}": ("POST", "PATCH"),
@@ -89,6 +89,6 @@ async def refuse_write(request: web.Request) -> web.Response:
 def add_routes(app: web.Application) -> None:
     """Register the reads, and a refusal of each write Directus takes on these paths."""
     app.add_routes(routes)
-    for path, methods in _WRITES.items():
+    for path, methods in SCHEMA_WRITES.items():
         for method in methods:
             app.router.add_route(method, path, refuse_write)

@@ -9,15 +9,31 @@ from api.items.collections import served_collections
 from api.openapi.operation import Json, Operation, answer, answers, body, query
 from api.openapi.shapes import data, field_value, listed, nullable, payload_schema
 from domain.access.collections import FILES, ROUTED_COLLECTIONS
+from domain.collections.item_query import EXPORT_FORMATS
 from domain.collections.schema import Collection, FieldType, Schema
 from domain.records.history import HISTORY_COLLECTIONS
 
 ITEMS_BASE = "/items/{collection}"
 _REGEX = re.compile(r"\{(\w+):[^{}]+\}")
 
-#: The global query parameters of a read (Directus's query language).
-READ_QUERY = (
+#: The query parameters that shape the items a read answers (a list or one item).
+SHAPE_QUERY = (
     query("fields", description="Fields to return, comma-separated; `*`, `relation.field`"),
+    query(
+        "deep",
+        description="Queries of nested relations as JSON, e.g."
+        ' {"translations": {"_filter": {"languages_code": {"_eq": "en"}}, "_limit": 1}}',
+    ),
+    query("alias", description='Other names for fields as JSON, e.g. {"english": "translations"}'),
+    query(
+        "export",
+        {"type": "string", "enum": list(EXPORT_FORMATS)},
+        "Answer a file of the items in this format instead of the envelope",
+    ),
+)
+#: The global query parameters of a list (Directus's query language).
+READ_QUERY = (
+    *SHAPE_QUERY,
     query("filter", description='A filter as JSON, e.g. {"status": {"_eq": "active"}}'),
     query("search", description="Items with this text in a searched field"),
     query("sort", description="Fields to sort by, comma-separated; `-` for descending"),
@@ -28,6 +44,8 @@ READ_QUERY = (
     query("aggregate", description='Aggregates as JSON, e.g. {"count": ["*"]}'),
     query("groupBy", description="Fields to group aggregates by, comma-separated"),
 )
+#: The text files `export` answers; JSON and YAML hold the items without the envelope.
+_EXPORT_TEXT = ("text/csv", "text/xml")
 AS_OF = query("as_of", description="The item as it was then (ISO 8601 date-time)")
 
 
@@ -74,7 +92,12 @@ def collection_operation(view: str, collection: Collection, schema: Schema) -> O
     }
     tag = collection.name
     if view == "list":
-        return Operation(tag, answer(200, listed(item)), f"List {tag}", query=READ_QUERY)
+        return Operation(
+            tag,
+            _readable(listed(item), {"type": "array", "items": item}),
+            f"List {tag}",
+            query=READ_QUERY,
+        )
     if view == "search":
         search = {
             "type": "object",
@@ -82,12 +105,12 @@ def collection_operation(view: str, collection: Collection, schema: Schema) -> O
         }
         return Operation(tag, answer(200, listed(item)), f"Search {tag}", body=body(search))
     if view == "read":
-        read = (*READ_QUERY[:1], AS_OF)
-        return Operation(tag, answer(200, data(item)), f"Read one {tag}", query=read, path=path)
+        read = (*SHAPE_QUERY, AS_OF)
+        return Operation(tag, _readable(data(item), item), f"Read one {tag}", query=read, path=path)
     if view == "create":
         one = payload_schema(collection, schema, create=True)
         many = {"anyOf": [one, {"type": "array", "items": one}]}
-        return Operation(tag, written, f"Create {tag}", query=READ_QUERY[:1], body=body(many))
+        return Operation(tag, written, f"Create {tag}", query=SHAPE_QUERY[:1], body=body(many))
     if view == "update_one":
         change = payload_schema(collection, schema, create=False)
         return Operation(tag, written, f"Update one {tag}", path=path, body=body(change))
@@ -102,6 +125,15 @@ def collection_operation(view: str, collection: Collection, schema: Schema) -> O
             tag, answer(204), f"Delete several {tag}", body=body({"anyOf": [keys, by_query]})
         )
     raise ValueError(f"no documentation for the collection view {view!r}")
+
+
+def _readable(envelope: Json, exported: Json) -> Json:
+    """A read's answer: the envelope, or the file `export` asks for (`exported` in JSON)."""
+    json_answer = answer(200, {"anyOf": [envelope, exported]})
+    content = json_answer["200"]["content"]
+    content["text/yaml"] = {"schema": exported}
+    content |= answer(200, {"type": "string"}, *_EXPORT_TEXT)["200"]["content"]
+    return json_answer
 
 
 def link_created(paths: dict[str, Json], schema: Schema, bases: dict[str, tuple[str, ...]]) -> None:

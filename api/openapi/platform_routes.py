@@ -6,6 +6,7 @@ without regular expressions: `/items/{collection}/{key}`); the summary defaults 
 handler's docstring. `tests/openapi/test_routes.py` names every route without one.
 """
 
+from api.items.discovery import SCHEMA_WRITES
 from api.openapi.operation import Json, Operation, answer, answers, body, query
 from api.openapi.shapes import data, nullable
 
@@ -64,6 +65,58 @@ WRITTEN_FILE = answers(
 BYTES = answer(200, {"type": "string", "format": "binary"}, "*/*", description="The file's bytes")
 
 
+def _described(*required: str, **optional: Json) -> Json:
+    """A schema description in Directus's shape: its names, `meta` and `schema`."""
+    properties: Json = dict.fromkeys(required, STRING) | optional
+    properties |= {"meta": nullable({"type": "object"}), "schema": nullable({"type": "object"})}
+    return {"type": "object", "required": [*required, "meta", "schema"], "properties": properties}
+
+
+COLLECTION = _described("collection")
+FIELD = _described("collection", "field", "type")
+RELATION = _described("collection", "field", related_collection=nullable(STRING))
+SERVER_INFO = data(
+    {
+        "type": "object",
+        "required": ["project"],
+        "properties": {
+            "project": {"type": "object", "required": ["project_name"]},
+            "rateLimit": {"type": "boolean"},
+            "rateLimitGlobal": {"type": "boolean"},
+            "queryLimit": _object(default={"type": "integer"}, max={"type": "integer"}),
+            "websocket": {"type": "boolean"},
+            "version": STRING,
+        },
+    }
+)
+
+
+def _schema_reads() -> dict[str, Operation]:
+    """`/collections`, `/fields` and `/relations`: one or a list, as the path names."""
+    reads: dict[str, Operation] = {}
+    for base, one in (("/collections", COLLECTION), ("/fields", FIELD), ("/relations", RELATION)):
+        many = data({"type": "array", "items": one})
+        reads[f"GET {base}"] = Operation("schema", answer(200, many))
+        if base == "/collections":
+            reads["GET /collections/{collection}"] = Operation("schema", answer(200, data(one)))
+            continue
+        reads[f"GET {base}/{{collection}}"] = Operation("schema", answer(200, many))
+        reads[f"GET {base}/{{collection}}/{{field}}"] = Operation("schema", answer(200, data(one)))
+    return reads
+
+
+def _schema_writes() -> dict[str, Operation]:
+    """The writes Directus takes on the schema, each refused: the code makes the schema."""
+    refused = answer(403, {"$ref": "#/components/schemas/PlatformError"}, description="Refused")
+    return {
+        f"{method} {path}": Operation(
+            "schema", refused, "Refused: the schema is fixed by the service"
+        )
+        for path, methods in SCHEMA_WRITES.items()
+        for method in methods
+    }
+
+
 def resolving(summary: str) -> Operation:
     """A resolver route: public, redirecting or describing."""
     return Operation("resolver", RESOLVED, summary, query=RESOLVER_QUERY, public=True)
@@ -84,6 +137,15 @@ ROUTES: dict[str, Operation] = {
         answer(200, {"type": "object", "required": ["openapi", "paths"]}),
         description="This document; the collections the caller may not read are left out.",
     ),
+    "GET /server/info": Operation(
+        "server",
+        answer(200, SERVER_INFO),
+        description="The project for everyone; limits for signed-in users; the version for"
+        " administrators.",
+        public=True,
+    ),
+    **_schema_reads(),
+    **_schema_writes(),
     "GET /auth": Operation(
         "auth",
         answer(200, _object(data={"type": "array"}, disableDefault={"type": "boolean"})),
@@ -163,6 +225,11 @@ ROUTES: dict[str, Operation] = {
         body=body({"type": "object"}),
     ),
     "GET /permissions/me": Operation("permissions", answer(200, data({"type": "object"}))),
+    "GET /permissions/me/{collection}": Operation(
+        "permissions",
+        answer(200, data(_object(update=ACCESS, delete=ACCESS, share=ACCESS))),
+        description="Whether the caller holds each action on the collection at all.",
+    ),
     "GET /permissions/me/{collection}/{key}": Operation(
         "permissions",
         answer(200, data(_object(update=ACCESS, delete=ACCESS, share=ACCESS))),
