@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from aiohttp import web_app
 from aiohttp.test_utils import TestClient
 
 from api.app import create_app
@@ -74,6 +75,14 @@ def pytest_configure(config: pytest.Config) -> None:
     """Name the run, so that its workers' databases can be told from other runs'."""
     # The workers, started later, inherit it.
     os.environ.setdefault(_RUN, secrets.token_hex(4))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Let the services of earlier tests go."""
+    # aiohttp caches each handler's middleware chain by (handler, applications) in an
+    # lru_cache of 1,024 entries: in a process that makes an application per test it kept
+    # hundreds of started services alive (GiBs a worker) and slowed every later test.
+    web_app._cached_build_middleware.cache_clear()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -8,6 +8,7 @@ may not read, or that does not exist, is FORBIDDEN: the answer never tells which
 """
 
 from collections.abc import Iterable
+from functools import cached_property
 
 from application.errors import Forbidden
 from application.items.catalogue import directus_name
@@ -26,17 +27,28 @@ _EVERYTHING = CollectionAccess(rule=None, fields=("*",), validation=(), presets=
 
 
 class SchemaDiscovery:
-    """The catalogue's descriptions, made once (the schema is fixed by the code), and
-    filtered for each caller. The descriptions handed out are shared: do not change them."""
+    """The catalogue's descriptions, made once when first asked for (the schema is fixed by
+    the code), and filtered for each caller. The descriptions handed out are shared: do not
+    change them."""
 
     def __init__(self, schema: Schema) -> None:
         self._schema = schema
         # Paths name a collection as Directus clients do (`directus_users`) or as our
         # permission rows and routes do (`users`).
         self._named = {n: c for c in schema for n in (c.name, directus_name(c.name))}
-        self._collections = {c.name: collection_description(c) for c in schema}
-        self._fields = {c.name: field_descriptions(schema, c) for c in schema}
-        self._relations = {c.name: relation_descriptions(schema, c) for c in schema}
+
+    # Made on first use, not at start: thousands of small objects most services never need.
+    @cached_property
+    def _collections(self) -> dict[str, Description]:
+        return {c.name: collection_description(c) for c in self._schema}
+
+    @cached_property
+    def _fields(self) -> dict[str, list[Description]]:
+        return {c.name: field_descriptions(self._schema, c) for c in self._schema}
+
+    @cached_property
+    def _relations(self) -> dict[str, list[Description]]:
+        return {c.name: relation_descriptions(self._schema, c) for c in self._schema}
 
     def collections(self, caller: Accountability) -> list[Description]:
         """Every collection the caller may read."""
