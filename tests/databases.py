@@ -27,6 +27,7 @@ import psycopg
 from pydantic import SecretStr
 
 from application.runtime import Tracepoint
+from domain.masterdata.references import REFERENCE_COLLECTIONS
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.settings import Settings
 
@@ -159,6 +160,11 @@ WHERE c.relnamespace = %(schema)s::text::regnamespace AND c.relkind IN ('r', 'p'
 #: projection's shape, and position 0); emptying restores those rows, so a kept schema is
 #: what a new service leaves behind, and a table of another shape is rebuilt as it would be.
 _BOOKKEEPING = ("projection_positions", "projection_shapes")
+#: The reference lists' tables (`ref_country`, …), filled from the lists the service ships,
+#: not from the log: a kept schema keeps them as built, unless a test changed their rows,
+#: (then they are emptied, and the next start fills them again).
+REFERENCE_TABLES = frozenset(c.table for c in REFERENCE_COLLECTIONS)
+_KEPT_ROWS = frozenset(_BOOKKEEPING) | REFERENCE_TABLES
 
 
 class PostgresDatabases:
@@ -191,6 +197,7 @@ class PostgresDatabases:
         self._waiting: dict[str, str] = {}  # URL: schema
         self._made: dict[str, tuple[bool, ...]] = {}  # schema: shape
         self._bookkeeping: dict[tuple[bool, ...], dict[str, list[tuple[object, ...]]]] = {}
+        self._references: dict[tuple[bool, ...], str] = {}
         self._count = 0
 
     def reserve(self) -> str:
@@ -215,7 +222,7 @@ class PostgresDatabases:
             used = [
                 table
                 for (table,) in self._conn.execute(_USED_SQL, {"schema": name}).fetchall()
-                if table.rpartition(".")[2] not in _BOOKKEEPING
+                if table.rpartition(".")[2] not in _KEPT_ROWS
             ]
             assert not used, f"kept schema {name} is not empty: {used}"
             bookkeeping = self._read_bookkeeping(name)
@@ -233,6 +240,7 @@ class PostgresDatabases:
         _build(settings, f"{self._url}?schema={name}")
         self._shapes[key] = self._shape(name)
         self._bookkeeping[key] = self._read_bookkeeping(name)
+        self._references[key] = self._read_references(name)
         self._kept[key] = []
         self._empty(name, key)
         self._kept[key].append(name)
@@ -269,12 +277,25 @@ class PostgresDatabases:
             for table in _BOOKKEEPING
         }
 
+    def _read_references(self, schema: str) -> str:
+        """A digest of the reference tables' rows."""
+        digests = " || ".join(
+            f"(SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), ''))"
+            f' FROM "{schema}"."{table}" t)'
+            for table in sorted(REFERENCE_TABLES)
+        )
+        row = self._conn.execute(f"SELECT md5({digests})").fetchone()
+        assert row is not None
+        return str(row[0])
+
     def _empty(self, schema: str, key: tuple[bool, ...]) -> None:
         """Make the schema's tables, sequences and statistics as new, with the runner's
         bookkeeping as a new service leaves it."""
         with self._conn.transaction():
             self._conn.execute("SET LOCAL lock_timeout = '10s'")
             tables = [row[0] for row in self._conn.execute(_USED_SQL, {"schema": schema})]
+            if self._read_references(schema) == self._references[key]:
+                tables = [t for t in tables if t.rpartition(".")[2] not in REFERENCE_TABLES]
             if tables:
                 self._conn.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY")
             sequences = self._conn.execute(

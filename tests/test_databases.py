@@ -10,7 +10,7 @@ from application.runtime import Tracepoint
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from tests.conftest import make_settings
-from tests.databases import PostgresDatabases, SQLiteDatabases
+from tests.databases import REFERENCE_TABLES, PostgresDatabases, SQLiteDatabases
 
 
 def _server_side(url: str) -> tuple[str, str]:
@@ -32,14 +32,14 @@ BOOKKEEPING = frozenset({"projection_positions", "projection_shapes"})
 
 
 def _rows_and_sequences(url: str) -> tuple[int, list[object]]:
-    """Rows in the schema's tables but the runner's bookkeeping, and its sequences' last
-    values."""
+    """Rows in the schema's tables but the runner's bookkeeping and the reference lists,
+    and its sequences' last values."""
     database, schema = _server_side(url)
     with psycopg.connect(database) as conn:
         tables = conn.execute(
             "SELECT format('%%I.%%I', schemaname, tablename) FROM pg_tables"
             " WHERE schemaname = %s AND NOT tablename = ANY(%s)",
-            (schema, list(BOOKKEEPING)),
+            (schema, list(BOOKKEEPING | REFERENCE_TABLES)),
         ).fetchall()
         assert len(tables) > 40
         rows = 0
@@ -93,6 +93,42 @@ async def test_a_schema_is_kept_emptied_and_given_again_as_new(
     # The log starts again at its beginning.
     assert await _run_service(second) == reached
     databases.release(second)
+
+
+def _countries(url: str) -> int:
+    database, schema = _server_side(url)
+    with psycopg.connect(database) as conn:
+        row = conn.execute(f'SELECT count(*) FROM "{schema}".ref_country').fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+@pytest.mark.postgres
+async def test_a_kept_schema_keeps_its_reference_lists_unless_a_test_changed_them(
+    postgres_service_databases: PostgresDatabases,
+) -> None:
+    databases = postgres_service_databases
+    first = databases.reserve()
+    databases.prepare(make_settings(first))
+    listed = _countries(first)
+    assert listed > 200
+    databases.release(first)
+
+    second = databases.reserve()
+    databases.prepare(make_settings(second))
+    assert _countries(second) == listed
+    database, schema = _server_side(second)
+    with psycopg.connect(database) as conn:
+        conn.execute(f"DELETE FROM \"{schema}\".ref_country WHERE code = 'FR'")
+    databases.release(second)
+
+    third = databases.reserve()
+    databases.prepare(make_settings(third))
+    # Emptied, so that the service's start fills it from the list again.
+    assert _countries(third) == 0
+    await _run_service(third)
+    assert _countries(third) == listed
+    databases.release(third)
 
 
 @pytest.mark.postgres

@@ -8,6 +8,7 @@ this module (SOURCES.md says where each comes from and how to bring it up to dat
 import csv
 import io
 from collections.abc import Callable, Mapping
+from functools import cache
 from importlib import resources
 
 import pycountry
@@ -54,7 +55,13 @@ REFERENCE_LISTS: Mapping[str, Callable[[], tuple[Row, ...]]] = {
 
 def reference_rows(collection: Collection) -> tuple[Row, ...]:
     """The rows of a reference collection."""
-    return REFERENCE_LISTS[collection.name]()
+    return _rows(collection.name)
+
+
+# Once a process: every service start (and every test's) reads the same lists.
+@cache
+def _rows(name: str) -> tuple[Row, ...]:
+    return REFERENCE_LISTS[name]()
 
 
 def _csv(name: str) -> tuple[Row, ...]:
