@@ -126,8 +126,10 @@ def create_search_indexes(conn: Connection, collections: Sequence[Collection]) -
         _create_query_indexes(conn, collection)
     if conn.dialect.name == "postgresql":
         opclass = _trigram_operator_class(conn)
+        documents = _search_documents(conn)
         for collection in collections:
-            _create_search_document(conn, collection, opclass)
+            present = documents.get(collection.table, [])
+            _create_search_document(conn, collection, opclass, present)
         return
     for collection in collections:
         _create_fts_table(conn, collection)
@@ -187,22 +189,33 @@ def _trigram_operator_class(conn: Connection) -> str | None:
     return None if schema is None else f"{_quoted(schema)}.gin_trgm_ops"
 
 
-def _create_search_document(conn: Connection, collection: Collection, opclass: str | None) -> None:
+def _search_documents(conn: Connection) -> dict[str, list[str]]:
+    """The search-document columns of each table of the current schema."""
+    # One look at the catalogue for all tables: information_schema answers each question
+    # in milliseconds, and a start asked it once per collection.
+    documents: dict[str, list[str]] = {}
+    for table, column in conn.fetchall(
+        "SELECT c.relname, a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
+        " JOIN pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')"
+        " AND a.attnum > 0 AND NOT a.attisdropped AND left(a.attname, 9) = '__search_'"
+    ):
+        documents.setdefault(str(table), []).append(str(column))
+    return documents
+
+
+def _create_search_document(
+    conn: Connection, collection: Collection, opclass: str | None, present: list[str]
+) -> None:
     table = _quoted(collection.table)
     column = search_column(collection) if search_fields(collection) else ""
-    present = conn.fetchall(
-        "SELECT column_name FROM information_schema.columns"
-        " WHERE table_schema = current_schema() AND table_name = ?"
-        " AND left(column_name, 9) = '__search_'",
-        (collection.table,),
-    )
     # A document of earlier search fields (its index goes with it).
-    for (stale,) in present:
+    for stale in present:
         if stale != column:
             conn.execute(f"ALTER TABLE {table} DROP COLUMN {_quoted(stale)}")
     if not column:
         return
-    if (column,) not in present:
+    if column not in present:
         conn.execute(
             # IF NOT EXISTS: another process may have added it since the look above.
             f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {_quoted(column)} TEXT"
