@@ -46,6 +46,11 @@ class Settings(BaseSettings):
         description="Processes that compute the event hashes and index terms of large "
         "captures; 0 does it in the service process.",
     )
+    run_dir: str = Field(
+        default="./var/run",
+        description="Where a running service notes its worker processes, so that a start "
+        "after a crash can end those the crashed service left.",
+    )
     query_per_page_default: int = Field(default=30, ge=1)
     query_per_page_max: int = Field(default=1000, ge=1)
     read_your_writes_timeout: float = Field(
