@@ -10,9 +10,6 @@ from aiohttp import web
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-from api.app import create_app
-from api.first_start import first_start_notice
-from application.runtime import Tracepoint
 from application.startup import (
     StartupFailed,
     check_reachable,
@@ -45,6 +42,11 @@ def serve() -> None:
         check_reachable(settings)
     except StartupFailed as error:
         _fail(error)
+    # Imported once the checks passed: a failing start answers in a moment.
+    from api.app import create_app
+    from api.first_start import first_start_notice
+    from application.runtime import Tracepoint
+
     tracepoint = Tracepoint(settings)
     app = create_app(tracepoint)
 
@@ -56,7 +58,13 @@ def serve() -> None:
             f"(PUBLIC_URL {settings.public_url}, database {shown_database_url(settings)})",
             flush=True,
         )
-        print(first_start_notice(tracepoint), end="", flush=True)
+        notice = first_start_notice(
+            tracepoint.bootstrap_credentials,
+            tracepoint.first_credentials,
+            tracepoint.first_credentials_error,
+            settings.public_url,
+        )
+        print(notice, end="", flush=True)
 
     web.run_app(app, sock=listeners, print=listening)
 
@@ -74,6 +82,8 @@ def replay() -> None:
         check_reachable(settings)
     except StartupFailed as error:
         _fail(error)
+    from application.runtime import Tracepoint
+
     tracepoint = Tracepoint(settings)
     total = tracepoint.store.max_position()
     with Progress(

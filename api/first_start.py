@@ -1,7 +1,8 @@
 """What `tracepoint serve` prints once it listens: the bootstrap admin's credentials on
 the start that created them, framed so that they stand out of the logs."""
 
-from application.runtime import Tracepoint
+from application.access.bootstrap import BootstrapCredentials
+from application.access.first_credentials import FirstCredentials
 
 
 def frame(lines: list[str]) -> str:
@@ -11,15 +12,18 @@ def frame(lines: list[str]) -> str:
     return "\n".join([rule, *(f"| {line.ljust(width)} |" for line in lines), rule]) + "\n"
 
 
-def first_start_notice(tracepoint: Tracepoint) -> str:
-    """The framed credentials the start created, where they are kept, or nothing."""
-    keeper = tracepoint.first_credentials
-    credentials = tracepoint.bootstrap_credentials
-    sign_in = f"Sign in: POST {tracepoint.settings.public_url.rstrip('/')}/auth/login"
+def first_start_notice(
+    credentials: BootstrapCredentials | None,
+    keeper: FirstCredentials,
+    error: str | None,
+    public_url: str,
+) -> str:
+    """The framed credentials this start created (`error`: why they could not be kept),
+    where earlier ones wait for the first sign-in, or nothing."""
+    sign_in = f"Sign in: POST {public_url.rstrip('/')}/auth/login"
     if credentials is not None and credentials.generated:
         shown = keeper.lines(credentials)
         width = max(len(name) for name in shown)
-        error = tracepoint.first_credentials_error
         kept = (
             [
                 "They are kept, readable by this user only, until the admin first",

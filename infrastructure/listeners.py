@@ -38,6 +38,9 @@ def bind_listeners(host: str, port: int) -> list[socket.socket]:
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind(address)
+            # Listening at once holds the port: two sockets with SO_REUSEADDR may both bind
+            # it until one listens. Early callers wait in the backlog until the service runs.
+            sock.listen(128)
     except OSError as exc:
         for sock in sockets:
             sock.close()
