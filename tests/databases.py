@@ -159,12 +159,12 @@ WHERE c.relnamespace = %(schema)s::text::regnamespace AND c.relkind IN ('r', 'p'
 #: The projection runner's bookkeeping. A freshly built schema has rows in these (each
 #: projection's shape, and position 0); emptying restores those rows, so a kept schema is
 #: what a new service leaves behind, and a table of another shape is rebuilt as it would be.
-_BOOKKEEPING = ("projection_positions", "projection_shapes")
+BOOKKEEPING = ("projection_positions", "projection_shapes", "projection_builds")
 #: The reference lists' tables (`ref_country`, …), filled from the lists the service ships,
 #: not from the log: a kept schema keeps them as built, unless a test changed their rows,
 #: (then they are emptied, and the next start fills them again).
 REFERENCE_TABLES = frozenset(c.table for c in REFERENCE_COLLECTIONS)
-_KEPT_ROWS = frozenset(_BOOKKEEPING) | REFERENCE_TABLES
+_KEPT_ROWS = frozenset(BOOKKEEPING) | REFERENCE_TABLES
 
 
 class PostgresDatabases:
@@ -274,7 +274,7 @@ class PostgresDatabases:
     def _read_bookkeeping(self, schema: str) -> dict[str, list[tuple[object, ...]]]:
         return {
             table: self._conn.execute(f'SELECT * FROM "{schema}".{table} ORDER BY 1').fetchall()
-            for table in _BOOKKEEPING
+            for table in BOOKKEEPING
         }
 
     def _read_references(self, schema: str) -> str:
