@@ -36,6 +36,7 @@ class PrometheusMetrics:
             buckets=LATENCY_BUCKETS,
             registry=registry,
         )
+        self._request_series: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
         self._captures = Counter(
             "tracepoint_captures",
             "Capture requests that stored (EPCIS documents and single events).",
@@ -118,9 +119,15 @@ class PrometheusMetrics:
 
     def observe_request(self, route: str, method: str, status: int, seconds: float) -> None:
         """An HTTP request answered."""
-        labels = (route, method, str(status))
-        self._requests.labels(*labels).inc()
-        self._latency.labels(*labels).observe(seconds)
+        key = (route, method, status)
+        series = self._request_series.get(key)
+        if series is None:
+            # Looking the labelled series up costs more than counting in them: once each.
+            labels = (route, method, str(status))
+            series = self._requests.labels(*labels), self._latency.labels(*labels)
+            self._request_series[key] = series
+        series[0].inc()
+        series[1].observe(seconds)
 
     def exposition(self, *collectors: Collector) -> bytes:
         """The text format of this registry's metrics and of `collectors`' (which read

@@ -1,6 +1,7 @@
 """`/metrics`: Prometheus metrics, off by default, read with a metrics token or as an admin."""
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -10,12 +11,14 @@ from prometheus_client.parser import text_string_to_metric_families
 from api.app import create_app
 from application.runtime import Tracepoint
 from infrastructure.settings import Settings
+from projections.epcis.events import EpcisEventsProjection
 from tests.access.helpers import Client, code, user_with
 from tests.codes.helpers import finished_job, product
 from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import document, object_event
 from tests.flows.helpers import capture, flow_to, run
 from tests.flows.partner import Partner, running_partner
+from tests.projections.test_runner import captured
 
 TOKEN = "scrape-token-for-tests"
 SCRAPER = {"Authorization": f"Bearer {TOKEN}"}
@@ -168,6 +171,43 @@ async def test_the_projection_lag_is_reported_for_every_projection(
         # A capture answers once its events are queryable: nothing is behind.
         assert value(samples, "tracepoint_projection_lag_positions", **name) == 0
         assert value(samples, "tracepoint_projection_position", **name) == head
+
+
+def test_projection_lag_counts_what_a_projection_has_not_applied_and_its_age(
+    database_url: str,
+) -> None:
+    service = Tracepoint(make_settings(database_url))
+    try:
+        service.store.save(*captured(3))
+        service.projections.catch_up()
+        service.store.save(*captured(5)[3:])  # two more, not projected (nothing follows)
+        head, lags = service.projections.lag(datetime.now(UTC) + timedelta(minutes=1))
+        lag = {lag.name: lag for lag in lags}[EpcisEventsProjection().name]
+        assert (lag.position, lag.positions_behind) == (head - 2, 2)
+        assert lag.seconds_behind >= 60
+        service.projections.catch_up()
+        _, lags = service.projections.lag(datetime.now(UTC))
+        assert {(lag.positions_behind, lag.seconds_behind) for lag in lags} == {(0, 0.0)}
+    finally:
+        service.close()
+
+
+def test_a_part_of_the_state_that_cannot_be_read_is_named_and_the_rest_is_read(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = Tracepoint(make_settings(database_url))
+    try:
+
+        def unreachable(now: datetime) -> None:
+            raise OSError("connection refused")
+
+        monkeypatch.setattr(service.state, "_runner", type("R", (), {"lag": unreachable}))
+        state = service.state.read()
+        assert state.failed == ["projections"]
+        assert state.projections is None
+        assert state.pool is not None
+    finally:
+        service.close()
 
 
 async def test_the_database_pool_is_reported(client: Client) -> None:
