@@ -18,6 +18,7 @@ from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import document, object_event
 from tests.flows.helpers import capture, flow_to, run
 from tests.flows.partner import Partner, running_partner
+from tests.flows.test_subscriptions import named_query, subscribe
 from tests.projections.test_runner import captured
 
 TOKEN = "scrape-token-for-tests"
@@ -257,3 +258,23 @@ async def test_a_service_counts_in_a_registry_of_its_own(tracepoint: Tracepoint)
     # Tests run many services in one process: none may count in the client's global one.
     assert tracepoint.metrics.registry is not REGISTRY
     assert not [m for m in REGISTRY.collect() if m.name.startswith("tracepoint_")]
+
+
+async def test_subscription_deliveries_and_failures_are_counted(
+    tracepoint: Tracepoint, client: Client, partner: Partner
+) -> None:
+    name = await named_query(client)
+    response = await subscribe(client, name, dest=partner.url, stream=True)
+    assert response.status == 201, await response.text()
+    await capture(client, object_event(), object_event())
+    await tracepoint.epcis.subscriptions.deliver_due()
+    partner.status = 500
+    await capture(client, object_event())
+    await tracepoint.epcis.subscriptions.deliver_due()
+    # The subscription's new status reaches its table with the next projection.
+    assert await tracepoint.follower.wait_for(tracepoint.store.max_position(), 10)
+    samples = await scrape(client)
+    assert value(samples, "tracepoint_delivery_events_total", kind="subscription") == 2
+    failures = {"kind": "subscription", "outcome": "retrying"}
+    assert value(samples, "tracepoint_delivery_failures_total", **failures) == 1
+    assert value(samples, "tracepoint_subscriptions", status="retrying") == 1
