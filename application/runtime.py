@@ -24,12 +24,14 @@ from application.flows.wiring import FlowsCapability, build_flows
 from application.items.catalogue import build_schema, record_collections
 from application.items.rules import BulkItems, CollectionRules
 from application.items.wiring import ItemsCapability, build_items
+from application.monitoring import Metrics, NoMetrics, StateReader
 from application.read_model_follower import ReadModelFollower
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.event_store import EventStore
 from infrastructure.instance_store import InstanceStore
+from infrastructure.metrics import PrometheusMetrics
 from infrastructure.passwords import Passwords
 from infrastructure.reference_data import REFERENCE_LISTS, reference_rows
 from infrastructure.session_store import SessionStore
@@ -86,7 +88,7 @@ def build_projection_runner(
     return ProjectionRunner(store, database, projections, batch_size=batch_size, retired=retired)
 
 
-def build_core(settings: Settings) -> Core:
+def build_core(settings: Settings, metrics: Metrics | None = None) -> Core:
     """Open the database and the store, and make sure their tables exist."""
     url = DatabaseUrl.parse(settings.database_url)
     database = Database(url, pool_size=settings.database_pool_size)
@@ -123,6 +125,7 @@ def build_core(settings: Settings) -> Core:
         access_reader=access_reader,
         passwords=Passwords(settings.password_hash_time_cost, settings.password_hash_memory_kib),
         secret=secret,
+        metrics=metrics or NoMetrics(),
     )
 
 
@@ -131,12 +134,16 @@ class Tracepoint:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.core = core = build_core(settings)
+        # Counted whether or not /metrics is served: a counter costs about a microsecond.
+        # A registry of this instance's own: tests run many services in one process.
+        self.metrics = PrometheusMetrics()
+        self.core = core = build_core(settings, self.metrics)
         self.database = core.database
         self.store = core.store
         self.projections = core.projections
         self.blocking = core.blocking
         self.follower = core.follower
+        self.state = StateReader(core.projections, core.database)
         # Each capability adds the rules of its collections (and codes its bulk storage);
         # the items service reads both registries at each call.
         rules: dict[str, CollectionRules] = {}

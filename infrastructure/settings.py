@@ -250,6 +250,25 @@ class Settings(BaseSettings):
             self.public_url = default_public_url(self.host, self.port)
         return self
 
+    # -- /metrics (Prometheus), switched and guarded as Directus does --------------------
+    metrics_enabled: bool = Field(
+        default=False,
+        validation_alias=_spec_name("METRICS_ENABLED"),
+        description="Serve Prometheus metrics at /metrics (404 when off).",
+    )
+    metrics_tokens: SecretStr = Field(
+        default=SecretStr(""),
+        validation_alias=_spec_name("METRICS_TOKENS"),
+        description="Comma-separated tokens a scraper sends as `Authorization: Bearer "
+        "<token>` (or Directus's `Metrics <token>`); administrators may read /metrics too.",
+    )
+
+    @property
+    def metrics_token_list(self) -> tuple[str, ...]:
+        """The METRICS_TOKENS, each stripped, empty ones left out."""
+        raw = self.metrics_tokens.get_secret_value()
+        return tuple(t.strip() for t in raw.split(",") if t.strip())
+
 
 def default_public_url(host: str, port: int) -> str:
     """`http://host:port`, with a wildcard host replaced by the loopback address: a

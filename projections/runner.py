@@ -4,6 +4,8 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import EventStore, LoggedEvent
@@ -50,6 +52,17 @@ def _build(projection: Projection, search: str | None) -> str:
     that come and go without a new shape) and the database's search extension."""
     text = f"{_shape_text(projection)}\nsearch {search}\n{projection.searched!r}"
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ProjectionLag:
+    """How far one projection is behind the log: positions, and the age of the oldest
+    event it follows that it has not applied (0 when it has applied all of them)."""
+
+    name: str
+    position: int
+    positions_behind: int
+    seconds_behind: float
 
 
 class ProjectionConflict(Exception):
@@ -169,6 +182,32 @@ class ProjectionRunner:
         position = int(value or 0)
         self._positions[projection.name] = position
         return position
+
+    def lag(self, now: datetime) -> tuple[int, list[ProjectionLag]]:
+        """The log head and how far each projection is behind it.
+
+        A projection is as far as its stored position or, when further, as far as this
+        runner knows all of them are: saved events project only into the projections that
+        follow them, and the others' positions move at the next poll.
+        """
+        head = self._store.max_position()
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall("SELECT name, position FROM projection_positions")
+        stored: dict[str, int] = {str(name): int(position) for name, position in rows}
+        lags = []
+        for projection in self.projections:
+            position = max(stored.get(projection.name, 0), self._reached)
+            seconds = 0.0
+            if position < head and projection.follows:
+                oldest = self._store.read(
+                    after=position, limit=1, stop=head, topics=projection.topics
+                )
+                # Every stored event has the time it was made (eventsourcing's events).
+                made = getattr(oldest[0].event, "timestamp", None) if oldest else None
+                if isinstance(made, datetime):
+                    seconds = max(0.0, (now - made).total_seconds())
+            lags.append(ProjectionLag(projection.name, position, max(0, head - position), seconds))
+        return head, lags
 
     def apply_saved(self, events: Sequence[LoggedEvent]) -> bool:
         """Project events this process has just saved, without reading them back.

@@ -134,6 +134,13 @@ def resolving(summary: str) -> Operation:
 
 ROUTES: dict[str, Operation] = {
     "GET /server/ping": Operation("server", answer(200, STRING, "text/plain"), public=True),
+    "GET /metrics": Operation(
+        "server",
+        answer(200, STRING, "text/plain"),
+        description="Prometheus metrics (docs/monitoring.md); 404 unless METRICS_ENABLED. "
+        "A token of METRICS_TOKENS (`Bearer` or `Metrics` scheme) or an administrator "
+        "reads them; anyone else gets 403.",
+    ),
     "GET /server/health": Operation(
         "server",
         answers(
