@@ -243,7 +243,7 @@ class Settings(BaseSettings):
         default=True, description="Registered users must confirm their e-mail address first."
     )
 
-    # Logs, security headers and CORS (docs/operations-logs.md).
+    # Logs, security headers and CORS (docs/logs-and-headers.md).
     log_format: Literal["text", "json"] = Field(
         default="text",
         description="`text`: one human-readable line per record; `json`: one JSON object per "
