@@ -11,7 +11,10 @@ from api.logs.formats import configure_logging
 from application.runtime import Tracepoint
 
 cli = typer.Typer(
-    help="Tracepoint: an event-sourced GS1 EPCIS 2.0 repository.", no_args_is_help=True
+    help="Tracepoint: an event-sourced GS1 EPCIS 2.0 repository.",
+    no_args_is_help=True,
+    # A traceback's local variables can hold passwords and tokens.
+    pretty_exceptions_show_locals=False,
 )
 console = Console()
 

@@ -85,8 +85,7 @@ def configure_logging(
     root.setLevel(level)
     # Warnings and uncaught exceptions go the same way: masked, and one line in JSON.
     logging.captureWarnings(True)
-    if log_format == "json":
-        sys.excepthook = _log_uncaught
+    sys.excepthook = _log_uncaught
     return handler
 
 

@@ -3,6 +3,7 @@ on request, exceptions included, and secrets masked in both."""
 
 import io
 import logging
+import sys
 
 import orjson
 import pytest
@@ -74,3 +75,16 @@ def test_the_level_setting_accepts_any_case() -> None:
     assert Settings(log_level="warning").log_level == "WARNING"
     with pytest.raises(ValueError, match="DEBUG, INFO"):
         Settings(log_level="loud")
+
+
+def test_an_uncaught_exception_is_logged_as_one_masked_record(output: io.StringIO) -> None:
+    configure_logging("json", stream=output)
+    try:
+        raise RuntimeError("cannot reach postgresql://app:db-password@db/tp")
+    except RuntimeError as error:
+        sys.excepthook(type(error), error, error.__traceback__)
+    [line] = lines(output)
+    record = orjson.loads(line)
+    assert record["level"] == "critical"
+    assert "RuntimeError" in record["exception"]
+    assert "db-password" not in line
