@@ -6,11 +6,10 @@ from api.keys import TRACEPOINT
 
 #: JSON, XML and files are data, never a page: nothing loads, nothing frames them.
 DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-#: Our own small pages (password reset, invitation) are self-contained: their inline style
-#: and script, requests and form posts to this service only, no outside asset.
+#: Our own small pages (password reset, invitation) are self-contained: their inline
+#: style, forms that post to this service only, no script, no outside asset.
 PAGE_POLICY = (
-    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
 )
 #: A year; without includeSubDomains, which would bind hosts this service does not own.

@@ -8,6 +8,7 @@ from application.access.bootstrap import (
     AdminBootstrap,
     BootstrapCredentials,
 )
+from application.access.first_credentials import FirstCredentials
 from application.access.wiring import (
     AccessCapability,
     admin_guard,
@@ -149,6 +150,9 @@ class Tracepoint:
             rules.update(capability.rules)
         bulk.update(self.codes.bulk)
         self.bootstrap_credentials: BootstrapCredentials | None = None
+        self.first_credentials = FirstCredentials(settings)
+        #: Why the generated credentials could not be kept in their file, if they could not.
+        self.first_credentials_error: str | None = None
 
     @classmethod
     def from_environment(cls) -> "Tracepoint":
@@ -164,6 +168,9 @@ class Tracepoint:
             settings.admin_password.get_secret_value() if settings.admin_password else None,
             settings.admin_token.get_secret_value() if settings.admin_token else None,
         )
+        if self.bootstrap_credentials is not None and self.bootstrap_credentials.generated:
+            # Kept at once: whatever happens to this start, the next one can point at them.
+            self.first_credentials_error = self.first_credentials.keep(self.bootstrap_credentials)
         await self.blocking.run(migrate_named_queries, self.store, self.core.instance)
         await self.follower.start()
         self.epcis.analyser.start()

@@ -3,7 +3,7 @@
 import os
 from typing import Annotated, Literal
 
-from pydantic import AliasChoices, BeforeValidator, Field, SecretStr
+from pydantic import AliasChoices, BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from infrastructure.durations import parse_duration
@@ -120,9 +120,11 @@ class Settings(BaseSettings):
         "per minute.",
     )
     public_url: str = Field(
-        default="http://127.0.0.1:8080",
+        default="",
         validation_alias=_spec_name("PUBLIC_URL"),
-        description="Where the service is reached; links in e-mails start with it.",
+        description="Where the service is reached; links in e-mails, Digital Links and "
+        "export files start with it. Unset: http://<host>:<port> (a wildcard host such as "
+        "0.0.0.0 becomes 127.0.0.1, reachable from this machine only).",
     )
     digital_link_base: str | None = Field(
         default=None,
@@ -243,6 +245,13 @@ class Settings(BaseSettings):
         default=True, description="Registered users must confirm their e-mail address first."
     )
 
+    # -- first start ------------------------------------------------------------------
+    bootstrap_credentials_file: str = Field(
+        default="./var/bootstrap-admin.txt",
+        description="Where the generated credentials of the bootstrap admin are kept "
+        "(readable by the service's user only) until the admin first signs in.",
+    )
+
     # Logs, security headers and CORS (docs/logs-and-headers.md).
     log_format: Literal["text", "json"] = Field(
         default="text",
@@ -277,3 +286,19 @@ class Settings(BaseSettings):
         validation_alias=_spec_name("CORS_MAX_AGE"),
         description="Seconds a browser may cache a preflight answer.",
     )
+
+    @model_validator(mode="after")
+    def _default_public_url(self) -> "Settings":
+        if not self.public_url:
+            self.public_url = default_public_url(self.host, self.port)
+        return self
+
+
+def default_public_url(host: str, port: int) -> str:
+    """`http://host:port`, with a wildcard host replaced by the loopback address: a
+    wildcard is where the service listens, not an address anyone can reach."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
