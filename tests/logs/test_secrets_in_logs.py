@@ -196,7 +196,10 @@ async def full_flow(flow: Flow, admin_password: str, admin_token: str) -> None:
     await flow.call("GET", f"/admin/accept-invite?token={invite}")
     partner_password = secret("partner-password")
     flow.keep(partner_password)
-    await flow.ok("POST", "/users/invite/accept", {"token": invite, "password": partner_password})
+    # As a browser sends it: the form of the invitation page.
+    form = {"token": invite, "password": partner_password, "password_confirm": partner_password}
+    async with flow.http.post(flow.base + "/users/invite/accept", data=form) as accepted:
+        assert accepted.status == 200, await accepted.text()
 
     generated = await flow.ok(
         "POST", "/users/me/tfa/generate", {"password": new_password}, token=user_token
