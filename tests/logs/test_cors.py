@@ -119,3 +119,17 @@ def test_an_array_prefixed_list_is_read_as_directus_reads_it() -> None:
 def test_a_broken_regex_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="CORS_ORIGIN"):
         policy("regex:(unclosed")
+
+
+def test_the_settings_take_directus_names_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CORS_ENABLED", "true")
+    monkeypatch.setenv("CORS_ORIGIN", "https://a.example")
+    monkeypatch.setenv("CORS_MAX_AGE", "60")
+    settings = Settings()
+    assert (settings.cors_enabled, settings.cors_origin, settings.cors_max_age) == (
+        True,
+        "https://a.example",
+        60,
+    )
