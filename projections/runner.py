@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import EventStore, LoggedEvent
 from projections.projection import Projection
+from projections.search_index import search_environment
 
 log = logging.getLogger(__name__)
 
@@ -18,6 +19,12 @@ _POSITIONS_DDL = (
 #: The DDL each projection's tables were made with, as a digest.
 _SHAPES_DDL = (
     "CREATE TABLE IF NOT EXISTS projection_shapes (name TEXT PRIMARY KEY, shape TEXT NOT NULL)"
+)
+
+#: What each projection's tables were last made or checked with (`_build_text`), as a
+#: digest: while it stays the same, a start skips the projection's DDL and index checks.
+_BUILDS_DDL = (
+    "CREATE TABLE IF NOT EXISTS projection_builds (name TEXT PRIMARY KEY, build TEXT NOT NULL)"
 )
 
 #: Seconds `apply_saved` waits for the runner before leaving the events to the follower.
@@ -35,6 +42,14 @@ def _shape_text(projection: Projection) -> str:
     raised, its revision (so the digests of projections never revised stay as they were)."""
     text = "\n".join(projection.schema)
     return f"{text}\nrevision {projection.revision}" if projection.revision else text
+
+
+def _build(projection: Projection, search: str | None) -> str:
+    """A digest of what a projection's tables, indexes and search indexes are made from:
+    its shape, the collections it searches (their search and lookup fields make indexes
+    that come and go without a new shape) and the database's search extension."""
+    text = f"{_shape_text(projection)}\nsearch {search}\n{projection.searched!r}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class ProjectionConflict(Exception):
@@ -90,9 +105,29 @@ class ProjectionRunner:
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
                 conn.execute("DELETE FROM projection_positions WHERE name = ?", (name,))
         conn.execute(_SHAPES_DDL)
+        conn.execute(_BUILDS_DDL)
+        builds: dict[str, str] = dict(conn.fetchall("SELECT name, build FROM projection_builds"))
+        # Without its search extension PostgreSQL's search indexes are not made: each
+        # start tries again.
+        search = search_environment(conn)
         for projection in self.projections:
-            self._reshape(conn, projection)
-            projection.create_tables(conn)
+            reshaped = self._reshape(conn, projection)
+            # Every start used to run each projection's IF NOT EXISTS statements and index
+            # checks: hundreds of statements, most of a start's time on PostgreSQL.
+            if (
+                reshaped
+                or search is None
+                or builds.get(projection.name) != _build(projection, search)
+            ):
+                projection.create_tables(conn)
+                # Making the search indexes may have installed the extension.
+                search = search_environment(conn)
+                conn.execute("DELETE FROM projection_builds WHERE name = ?", (projection.name,))
+                conn.execute(
+                    "INSERT INTO projection_builds (name, build) VALUES (?, ?)",
+                    (projection.name, _build(projection, search)),
+                )
+            projection.fill(conn)
             conn.execute(
                 "INSERT INTO projection_positions (name, position) "
                 "SELECT ?, 0 WHERE NOT EXISTS "
@@ -101,17 +136,17 @@ class ProjectionRunner:
             )
 
     @staticmethod
-    def _reshape(conn: Connection, projection: Projection) -> None:
+    def _reshape(conn: Connection, projection: Projection) -> bool:
         """Tables made from other DDL than the projection's now (a new column, another
         index, a collection whose fields changed) or by an earlier revision of it are
         dropped and built again from the log; so are tables from before shapes were
-        recorded."""
+        recorded. Whether the shape was new."""
         shape = hashlib.sha256(_shape_text(projection).encode()).hexdigest()
         stored = conn.fetchval(
             "SELECT shape FROM projection_shapes WHERE name = ?", (projection.name,)
         )
         if stored == shape:
-            return
+            return False
         built = conn.fetchval(
             "SELECT 1 FROM projection_positions WHERE name = ?", (projection.name,)
         )
@@ -123,6 +158,7 @@ class ProjectionRunner:
         conn.execute(
             "INSERT INTO projection_shapes (name, shape) VALUES (?, ?)", (projection.name, shape)
         )
+        return True
 
     def position(self, projection: Projection) -> int:
         """The log position up to which this projection's tables are written."""
@@ -288,6 +324,7 @@ class ProjectionRunner:
                     projection.drop_tables(conn)
                 conn.execute("DROP TABLE IF EXISTS projection_positions")
                 conn.execute("DROP TABLE IF EXISTS projection_shapes")
+                conn.execute("DROP TABLE IF EXISTS projection_builds")
                 self._create(conn)
             self._reached = 0
             self._positions.clear()
