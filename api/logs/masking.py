@@ -8,34 +8,31 @@ MASK = "***"
 
 #: A key whose name contains one of these carries a secret: access_token, refresh_token,
 #: signatureToken, a static `token`, password, new_password, client_secret, api_key...
-_SECRET_PART = r"token|passw(?:or)?d|secret|authorization|cookie|api[_-]?key|credential"
+_SECRET_PARTS = ("token", "password", "passwd", "secret", "authorization", "cookie")
+_SECRET_PART = re.compile(r"token|passw(?:or)?d|secret|authorization|cookie|api[_-]?key|credential")
 #: Keys that are secrets although their name does not say so (TFA codes, OAuth codes).
-_SECRET_EXACT = {"otp", "tfa_code", "code_verifier", "session", "signature"}
-_KEY = rf"[\w.-]*(?:{_SECRET_PART})[\w.-]*|otp|tfa_code|code_verifier"
+_SECRET_EXACT = frozenset({"otp", "tfa_code", "code_verifier", "session", "signature"})
+#: Words without which no key in a text can name a secret (a cheap test before the regexes).
+_HINTS = (*_SECRET_PARTS, "api", "key", "credential", *_SECRET_EXACT)
 
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # "password": "x", 'token': 'x' (JSON, Python reprs of dicts in exception messages).
-    (re.compile(rf"""(?i)(["'](?:{_KEY})["']\s*:\s*)(["'])(?:\\.|(?!\2).)*\2"""), rf"\1\2{MASK}\2"),
-    # Authorization: Bearer x, Cookie: a=b (header dumps), before the key=value rule.
-    (
-        re.compile(r"(?i)\b((?:proxy-)?authorization|cookie|set-cookie)(\s*:\s*)[^\r\n]*"),
-        rf"\1\2{MASK}",
-    ),
-    # access_token=x in query strings and form bodies, password=x in reprs and messages.
-    (re.compile(rf"""(?i)((?<![\w.-])(?:{_KEY})=)(["']?)[^&\s"',;)\]}}]*\2"""), rf"\1{MASK}"),
-    # Bearer and Basic credentials wherever they appear.
-    (re.compile(r"(?i)\b(Bearer|Basic)\s+[\w.~+/=-]+"), rf"\1 {MASK}"),
-    # A JSON Web Token in any context (signed-in sessions, reset and invite links).
-    (re.compile(r"\beyJ[\w-]+\.[\w-]+\.[\w-]*"), MASK),
-    # The password of a URL: postgresql://user:password@host, https://u:p@hook.example.
-    (re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]+:)[^@\s/]+@"), rf"\1{MASK}@"),
-)
+#: "password": "x", 'token': 'x' (JSON, Python reprs of dicts in exception messages).
+_QUOTED = re.compile(r"""(["'])([\w.-]+)\1(\s*:\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+#: access_token=x in query strings and form bodies, password=x in reprs and messages.
+_ASSIGNED = re.compile(r"""(?<![\w.-])([\w.-]+)=("[^"]*"|'[^']*'|[^&\s"',;)\]}]*)""")
+#: Authorization: Bearer x, Cookie: a=b (header dumps): the rest of the line.
+_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization|cookie|set-cookie)(\s*:\s*)[^\r\n]*")
+#: Bearer and Basic credentials wherever they appear.
+_SCHEME = re.compile(r"(?i)\b(Bearer|Basic)\s+[\w.~+/=-]+")
+#: A JSON Web Token in any context (signed-in sessions, reset and invite links).
+_JWT = re.compile(r"\beyJ[\w-]+\.[\w-]+\.[\w-]*")
+#: The password of a URL: postgresql://user:password@host, https://u:p@hook.example.
+_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]+:)[^@\s/]+@")
 
 
 def is_secret_key(name: str) -> bool:
     """Whether a parameter, header, cookie or field of this name carries a secret."""
     lowered = name.lower()
-    return lowered in _SECRET_EXACT or re.search(_SECRET_PART, lowered) is not None
+    return lowered in _SECRET_EXACT or _SECRET_PART.search(lowered) is not None
 
 
 def mask_query(query: str) -> str:
@@ -55,10 +52,31 @@ def mask_target(target: str) -> str:
     return f"{path}?{mask_query(query)}" if sep else mask_text(path)
 
 
+def _quoted(match: re.Match[str]) -> str:
+    if not is_secret_key(match[2]):
+        return match[0]
+    quote = match[4][0]
+    return f"{match[1]}{match[2]}{match[1]}{match[3]}{quote}{MASK}{quote}"
+
+
+def _assigned(match: re.Match[str]) -> str:
+    return f"{match[1]}={MASK}" if is_secret_key(match[1]) else match[0]
+
+
 def mask_text(text: str) -> str:
     """Free text (a message, a traceback) with every secret we can recognise masked."""
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
+    lowered = text.lower()
+    if any(hint in lowered for hint in _HINTS):
+        text = _QUOTED.sub(_quoted, text)
+        if "authorization" in lowered or "cookie" in lowered:
+            text = _HEADER.sub(rf"\1\2{MASK}", text)
+        text = _ASSIGNED.sub(_assigned, text)
+    if "bearer" in lowered or "basic" in lowered:
+        text = _SCHEME.sub(rf"\1 {MASK}", text)
+    if "eyJ" in text:
+        text = _JWT.sub(MASK, text)
+    if "://" in text and "@" in text:
+        text = _USERINFO.sub(rf"\1{MASK}@", text)
     return text
 
 
