@@ -1,6 +1,5 @@
 """The `tracepoint` command: serve the API, rebuild the read models."""
 
-import logging
 import socket
 import sys
 from typing import NoReturn
@@ -10,6 +9,7 @@ from aiohttp import web
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+from api.logs.formats import configure_logging
 from application.startup import (
     StartupFailed,
     check_reachable,
@@ -19,7 +19,10 @@ from application.startup import (
 )
 
 cli = typer.Typer(
-    help="Tracepoint: an event-sourced GS1 EPCIS 2.0 repository.", no_args_is_help=True
+    help="Tracepoint: an event-sourced GS1 EPCIS 2.0 repository.",
+    no_args_is_help=True,
+    # A traceback's local variables can hold passwords and tokens.
+    pretty_exceptions_show_locals=False,
 )
 console = Console()
 
@@ -33,9 +36,10 @@ def _fail(error: StartupFailed) -> NoReturn:
 @cli.command()
 def serve() -> None:
     """Start the HTTP service (settings from TRACEPOINT_* environment variables)."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging()  # masked from the first line; in the format asked for below
     try:
         settings = load_settings()
+        configure_logging(settings.log_format, settings.log_level)
         # Before anything is created: a start that fails here leaves no admin behind
         # whose credentials nobody saw.
         listeners = open_listeners(settings)
@@ -45,6 +49,7 @@ def serve() -> None:
     # Imported once the checks passed: a failing start answers in a moment.
     from api.app import create_app
     from api.first_start import first_start_notice
+    from api.logs.access import AccessLogger
     from application.runtime import Tracepoint
 
     tracepoint = Tracepoint(settings)
@@ -66,7 +71,7 @@ def serve() -> None:
         )
         print(notice, end="", flush=True)
 
-    web.run_app(app, sock=listeners, print=listening)
+    web.run_app(app, sock=listeners, print=listening, access_log_class=AccessLogger)
 
 
 def _address(sock: socket.socket) -> str:

@@ -1,7 +1,7 @@
 """Service settings, read from `TRACEPOINT_*` environment variables."""
 
 import os
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AliasChoices, BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -11,6 +11,14 @@ from infrastructure.passwords import DEFAULT_MEMORY_KIB, DEFAULT_TIME_COST
 
 #: Seconds; in the environment written `900000` (milliseconds), `15m`, `12h` or `7d`.
 Duration = Annotated[float, BeforeValidator(parse_duration)]
+
+
+def _log_level(value: object) -> object:
+    """A level name in any case (`info`, `Warning`) as the logging module spells it."""
+    level = str(value).strip().upper()
+    if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+        raise ValueError("must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+    return level
 
 
 def _spec_name(name: str) -> AliasChoices:
@@ -242,6 +250,41 @@ class Settings(BaseSettings):
         default="./var/bootstrap-admin.txt",
         description="Where the generated credentials of the bootstrap admin are kept "
         "(readable by the service's user only) until the admin first signs in.",
+    )
+
+    # Logs, security headers and CORS (docs/logs-and-headers.md).
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="`text`: one human-readable line per record; `json`: one JSON object per "
+        "line (access and application logs, exceptions included).",
+    )
+    log_level: Annotated[str, BeforeValidator(_log_level)] = Field(
+        default="INFO",
+        validation_alias=_spec_name("LOG_LEVEL"),
+        description="Least severe records logged: DEBUG, INFO, WARNING, ERROR or CRITICAL.",
+    )
+    cors_enabled: bool = Field(default=False, validation_alias=_spec_name("CORS_ENABLED"))
+    cors_origin: str = Field(
+        default="false",
+        validation_alias=_spec_name("CORS_ORIGIN"),
+        description="false (no origin), true (reflect any origin), * or a comma list of "
+        "origins; an item `regex:<pattern>` allows the origins the pattern matches.",
+    )
+    cors_methods: str = Field(
+        default="GET,POST,PATCH,DELETE", validation_alias=_spec_name("CORS_METHODS")
+    )
+    cors_allowed_headers: str = Field(
+        default="Content-Type,Authorization", validation_alias=_spec_name("CORS_ALLOWED_HEADERS")
+    )
+    cors_exposed_headers: str = Field(
+        default="Content-Range", validation_alias=_spec_name("CORS_EXPOSED_HEADERS")
+    )
+    cors_credentials: bool = Field(default=True, validation_alias=_spec_name("CORS_CREDENTIALS"))
+    cors_max_age: int = Field(
+        default=18_000,
+        ge=0,
+        validation_alias=_spec_name("CORS_MAX_AGE"),
+        description="Seconds a browser may cache a preflight answer.",
     )
 
     @model_validator(mode="after")
