@@ -197,8 +197,8 @@ class ProjectionRunner:
         """The log head and how far each projection is behind it.
 
         A projection is as far as its stored position or, when further, as far as this
-        runner knows all of them are: saved events project only into the projections that
-        follow them, and the others' positions move at the next poll.
+        runner knows all of them are (the projections move together, so these agree but
+        for one that is new or rebuilt).
         """
         head = self._store.max_position()
         with self._db.transaction(write=False) as conn:
