@@ -6,6 +6,9 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import takewhile
+
+from eventsourcing.utils import get_topic
 
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import EventStore, LoggedEvent
@@ -39,6 +42,12 @@ ANALYZE_GROWTH = 0.2
 ANALYZE_MIN_EVENTS = 50_000
 
 
+def _capture_of(logged: LoggedEvent) -> str | None:
+    """The capture an event was stored by (its job, events and master data share it)."""
+    capture = getattr(logged.event, "capture_id", None)
+    return capture if isinstance(capture, str) else None
+
+
 def _shape_text(projection: Projection) -> str:
     """What the shape digest of `projection`'s tables is taken over: its DDL and, once
     raised, its revision (so the digests of projections never revised stay as they were)."""
@@ -70,11 +79,12 @@ class ProjectionConflict(Exception):
 
 
 class ProjectionRunner:
-    """Reads the log after each projection's position and applies it in batches.
+    """Reads the log after the projections' position and applies it in batches.
 
-    Each batch's rows and the new position commit in one transaction, guarded by the
-    old position: a second runner (another process) that raced on the same batch fails
-    its transaction instead of writing the rows twice.
+    Each batch's rows in every projection and the new positions commit in one
+    transaction, guarded by the old position: a second runner (another process) that
+    raced on the same batch fails its transaction instead of writing the rows twice, and
+    no reader ever sees one projection ahead of another.
     """
 
     def __init__(
@@ -187,8 +197,8 @@ class ProjectionRunner:
         """The log head and how far each projection is behind it.
 
         A projection is as far as its stored position or, when further, as far as this
-        runner knows all of them are: saved events project only into the projections that
-        follow them, and the others' positions move at the next poll.
+        runner knows all of them are (the projections move together, so these agree but
+        for one that is new or rebuilt).
         """
         head = self._store.max_position()
         with self._db.transaction(write=False) as conn:
@@ -240,26 +250,18 @@ class ProjectionRunner:
             return True
         if self._reached != first - 1:
             return False
-        batches: list[tuple[Projection, list[LoggedEvent]]] = []
-        for projection in self.projections:
-            batch = [e for e in events if isinstance(e.event, projection.follows)]
-            if batch:
-                if projection.name not in self._positions:
-                    return False
-                batches.append((projection, batch))
+        # Every projection moves, so they all stay at one position (see `catch_up`).
+        if any(self._positions.get(p.name) != first - 1 for p in self.projections):
+            return False
         try:
             # One commit for every projection: a capture's rows land together.
             with self._db.transaction(durable=False) as conn:
-                for projection, batch in batches:
-                    old = self._positions[projection.name]
-                    self._move(conn, projection, old, batch[-1].position)
-                    projection.apply(conn, batch)
+                self._apply_batch(conn, self.projections, first - 1, last, events)
         except ProjectionConflict:
             # Another runner moved on: what this one knows of positions is stale.
             self._positions.clear()
             return False
-        for projection, batch in batches:
-            self._positions[projection.name] = batch[-1].position
+        self._positions.update((p.name, last) for p in self.projections)
         self._advance(last)
         return True
 
@@ -267,20 +269,13 @@ class ProjectionRunner:
         """Apply everything in the log up to its current head; return that head.
 
         `progress`, if given, is called with the number of events applied per batch.
-        A projection that fails does not hold the others back; its error is raised once
-        they have caught up.
+        Every batch is applied to every projection in one transaction, in log order, so
+        no reader sees one read model ahead of another: a status that says done is never
+        readable before what it stands for (docs/architecture.md, "Done is readable").
         """
         with self._lock:
             head = self._store.max_position()
-            failure: Exception | None = None
-            for projection in self.projections:
-                try:
-                    self._catch_up_one(projection, head, progress)
-                except Exception as exc:
-                    log.exception("projection %s failed", projection.name)
-                    failure = failure or exc
-            if failure is not None:
-                raise failure
+            self._catch_up_to(head, progress)
             self._advance(head)
         # Outside the lock: captures go on projecting while the statistics are sampled.
         self._refresh_statistics(head)
@@ -299,39 +294,84 @@ class ProjectionRunner:
             return
         self._analyzed_at = head
 
-    def _catch_up_one(
-        self, projection: Projection, head: int, progress: Callable[[int], None] | None
-    ) -> None:
-        position = self.position(projection)
-        while position < head:
+    def _catch_up_to(self, head: int, progress: Callable[[int], None] | None) -> None:
+        positions = self._read_positions()
+        while (low := min(positions.values(), default=head)) < head:
+            # The projections furthest behind (all of them, but for one that is new or
+            # rebuilt) move together; those ahead wait until they are reached, and from
+            # then on move with them.
+            group = [p for p in self.projections if positions[p.name] == low]
+            stop = min([v for v in positions.values() if v > low] + [head])
+            topics = tuple(dict.fromkeys(t for p in group for t in p.topics))
             batch = (
-                self._store.read(
-                    after=position, limit=self._batch_size, stop=head, topics=projection.topics
-                )
-                if projection.follows
+                self._store.read(after=low, limit=self._batch_size, stop=stop, topics=topics)
                 # Tables filled as they are made (the reference lists): no event is theirs,
                 # and a read with no topic to select would read every event.
+                if topics
                 else []
             )
-            # A short batch holds everything this projection follows up to the head, so
-            # the position moves to the head: the next poll must not search the same
-            # stretch of log again (for a projection of rare events, the whole log).
-            new_position = batch[-1].position if len(batch) == self._batch_size else head
+            # A short batch holds everything these projections follow up to `stop`, so
+            # they move there: the next poll must not search the same stretch of log again
+            # (for projections of rare events, the whole log).
+            full = len(batch) == self._batch_size
+            if full:
+                batch = self._to_end_of_capture(batch, stop, topics)
+            new = batch[-1].position if full else stop
             try:
                 with self._db.transaction(durable=False) as conn:
-                    # Claim the batch first: a racing runner blocks here, then fails the
-                    # guard, before it has written a single row.
-                    self._move(conn, projection, position, new_position)
-                    if batch:
-                        projection.apply(conn, batch)
+                    self._apply_batch(conn, group, low, new, batch)
             except ProjectionConflict:
-                log.info("projection %s was advanced by another runner", projection.name)
-                position = self.position(projection)
+                log.info("the projections were advanced by another runner")
+                positions = self._read_positions()
                 continue
-            position = new_position
-            self._positions[projection.name] = position
+            positions.update((p.name, new) for p in group)
+            self._positions.update(positions)
             if progress is not None and batch:
                 progress(len(batch))
+
+    def _to_end_of_capture(
+        self, batch: list[LoggedEvent], stop: int, topics: Sequence[str]
+    ) -> list[LoggedEvent]:
+        """`batch` and the rest of the capture its last event belongs to: a capture's job,
+        which says it is done, comes first in the log, so a batch must not end inside one."""
+        while (capture := _capture_of(batch[-1])) is not None:
+            more = self._store.read(
+                after=batch[-1].position, limit=self._batch_size, stop=stop, topics=topics
+            )
+            same = list(takewhile(lambda e: _capture_of(e) == capture, more))
+            batch.extend(same)
+            if len(same) < self._batch_size:
+                break
+        return batch
+
+    def _apply_batch(
+        self,
+        conn: Connection,
+        group: Sequence[Projection],
+        old: int,
+        new: int,
+        events: Sequence[LoggedEvent],
+    ) -> None:
+        """Move every projection of `group` from `old` to `new` and apply its share of
+        `events`, in the caller's transaction."""
+        # Claim the batch first, in one order everywhere: a racing runner blocks on the
+        # first position, then fails its guard, before it has written a single row.
+        for projection in sorted(group, key=lambda p: p.name):
+            self._move(conn, projection, old, new)
+        for projection in group:
+            topics = frozenset(projection.topics)
+            mine = [e for e in events if get_topic(type(e.event)) in topics]
+            if mine:
+                projection.apply(conn, mine)
+
+    def _read_positions(self) -> dict[str, int]:
+        """Every projection's position as stored now."""
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall("SELECT name, position FROM projection_positions")
+        stored: dict[str, int] = {str(name): int(position) for name, position in rows}
+        positions = {p.name: stored.get(p.name, 0) for p in self.projections}
+        self._positions.update(positions)
+        return positions
 
     @staticmethod
     def _move(conn: Connection, projection: Projection, old: int, new: int) -> None:
