@@ -2,6 +2,8 @@
 and starts and stops them."""
 
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from application.access.bootstrap import (
@@ -85,7 +87,7 @@ def build_projection_runner(
     return ProjectionRunner(store, database, projections, batch_size=batch_size, retired=retired)
 
 
-def build_core(settings: Settings) -> Core:
+def build_core(settings: Settings, clock: Callable[[], float] = time.time) -> Core:
     """Open the database and the store, and make sure their tables exist."""
     url = DatabaseUrl.parse(settings.database_url)
     database = Database(url, pool_size=settings.database_pool_size)
@@ -122,15 +124,16 @@ def build_core(settings: Settings) -> Core:
         access_reader=access_reader,
         passwords=Passwords(settings.password_hash_time_cost, settings.password_hash_memory_kib),
         secret=secret,
+        clock=clock,
     )
 
 
 class Tracepoint:
     """One running service: the shared core, the capabilities, start and stop."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time) -> None:
         self.settings = settings
-        self.core = core = build_core(settings)
+        self.core = core = build_core(settings, clock)
         self.database = core.database
         self.store = core.store
         self.projections = core.projections
