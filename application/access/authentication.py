@@ -5,6 +5,7 @@ stored only as digests; static tokens (a user's `token` field) never expire and 
 only kind the EPCIS API accepts.
 """
 
+import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -27,11 +28,14 @@ from domain.access.policies import Accountability
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.one_time_passwords import matching_step
 from infrastructure.passwords import Passwords, hash_token
-from infrastructure.session_store import SessionStore
+from infrastructure.session_store import Reused, SessionStore
 from projections.access.reader import UserCredentials
 
 Mode = Literal["json", "cookie", "session"]
 MODES: tuple[Mode, ...] = ("json", "cookie", "session")
+
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class TokenLifetimes:
@@ -181,7 +185,8 @@ class Authenticator:
         return await self._sign_in(user, mode, refresh, family)
 
     async def refresh(self, token: str | None, mode: Mode) -> SignIn:
-        """New tokens for a live refresh (or session) token, which stops working at once."""
+        """New tokens for a live refresh (or session) token, which stops working at once.
+        A token already replaced ends its whole sign-in (every token of the family)."""
         if not token:
             raise InvalidPayload("The refresh token is required in either the payload or cookie")
         old = self._session_of(token) if mode == "session" else token
@@ -189,6 +194,14 @@ class Authenticator:
         new = secrets.token_urlsafe(48)
         now = self._clock()
         session = await self._blocking.run(self._sessions.rotate, old, new, now, now + lifetime)
+        if isinstance(session, Reused):
+            # Operators see it; the caller learns no more than from any dead token.
+            log.warning(
+                "a replaced refresh token was used again: sign-in %s ended (%d session(s))",
+                session.family,
+                session.ended,
+            )
+            raise InvalidCredentials()
         if session is None:
             raise InvalidCredentials()
         user = await self._blocking.run(self._access.reader.user, session.user_id)

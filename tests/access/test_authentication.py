@@ -1,9 +1,11 @@
 """Signing in, refreshing, signing out, and the tokens the API accepts."""
 
+import asyncio
 import time
 from typing import Any
 
 import jwt
+import pytest
 from argon2 import PasswordHasher
 
 from api.app import create_app
@@ -94,9 +96,74 @@ async def test_a_refresh_rotates_and_the_old_refresh_token_stops_working(client:
     again = await client.post("/auth/refresh", json={"refresh_token": old})
     assert again.status == 401
     assert code(await again.json()) == "INVALID_CREDENTIALS"
-    assert (
-        await client.post("/auth/refresh", json={"refresh_token": new["refresh_token"]})
-    ).status == 200
+
+
+async def refreshed(client: Client, token: str) -> tuple[int, str | None]:
+    """The status of a refresh and the refresh token it handed out."""
+    response = await client.post("/auth/refresh", json={"refresh_token": token})
+    body = await response.json()
+    return response.status, body["data"]["refresh_token"] if response.status == 200 else None
+
+
+async def test_a_reused_refresh_token_ends_its_whole_sign_in_the_newest_token_too(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, body, _ = await login(client)
+    first = body["data"]["refresh_token"]
+    _, second = await refreshed(client, first)
+    _, newest = await refreshed(client, str(second))
+    response = await client.post("/auth/refresh", json={"refresh_token": first})
+    assert (response.status, code(await response.json())) == (401, "INVALID_CREDENTIALS")
+    assert (await refreshed(client, str(newest)))[0] == 401
+    assert "a replaced refresh token was used again" in caplog.text
+    assert first not in caplog.text
+
+
+async def test_a_reused_refresh_token_leaves_the_users_other_sign_ins_alone(
+    client: Client,
+) -> None:
+    _, this, _ = await login(client)
+    _, other, _ = await login(client)
+    old = this["data"]["refresh_token"]
+    await refreshed(client, old)
+    await refreshed(client, old)
+    assert (await refreshed(client, other["data"]["refresh_token"]))[0] == 200
+
+
+async def test_of_two_refreshes_with_one_token_at_once_one_wins_and_the_sign_in_ends(
+    client: Client,
+) -> None:
+    """Two tabs refreshing with the same token: the second is a reuse, as any later one."""
+    _, body, _ = await login(client)
+    token = body["data"]["refresh_token"]
+    results = await asyncio.gather(refreshed(client, token), refreshed(client, token))
+    assert sorted(status for status, _ in results) == [200, 401]
+    [winner] = [new for status, new in results if status == 200]
+    assert (await refreshed(client, str(winner)))[0] == 401
+
+
+async def test_a_reused_session_cookie_ends_its_sign_in(client: Client) -> None:
+    _, _, response = await login(client, mode="session")
+    old = response.cookies["platform_session_token"].value
+    renewed = await client.post("/auth/refresh", json={"mode": "session"})
+    assert renewed.status == 200
+    newest = renewed.cookies["platform_session_token"].value
+    client.session.cookie_jar.clear()
+
+    def cookie(value: str) -> dict[str, str]:
+        return {"Cookie": f"platform_session_token={value}"}
+
+    reuse = await client.post("/auth/refresh", json={"mode": "session"}, headers=cookie(old))
+    assert reuse.status == 401
+    assert (await client.get("/users/me", headers=cookie(newest))).status == 401
+
+
+async def test_logout_after_refreshes_ends_the_session(client: Client) -> None:
+    _, body, _ = await login(client)
+    _, newest = await refreshed(client, body["data"]["refresh_token"])
+    response = await client.post("/auth/logout", json={"refresh_token": newest})
+    assert response.status == 204
+    assert (await refreshed(client, str(newest)))[0] == 401
 
 
 async def test_logout_ends_the_session(client: Client) -> None:
