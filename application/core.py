@@ -3,10 +3,11 @@ the runners. The composition root makes it once; each capability's builder takes
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from application.background import Background
 from application.blocking import BlockingRunner
+from application.monitoring import Metrics, NoMetrics
 from application.read_model_follower import ReadModelFollower
 from domain.collections.schema import Schema
 from infrastructure.attempt_store import AttemptStore
@@ -40,6 +41,8 @@ class Core:
     passwords: Passwords
     #: Signs page tokens and access tokens.
     secret: str
+    #: Where the use cases count captures, deliveries and codes.
+    metrics: Metrics = field(default_factory=NoMetrics)
     #: Seconds since the epoch, as sign-in limits, locks and sessions read them (tests
     #: pass their own to move time on).
     clock: Callable[[], float] = time.time
