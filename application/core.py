@@ -1,6 +1,8 @@
 """What every capability is built on: the database, the event store, the projections and
 the runners. The composition root makes it once; each capability's builder takes it."""
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from application.background import Background
@@ -41,6 +43,9 @@ class Core:
     secret: str
     #: Where the use cases count captures, deliveries and codes.
     metrics: Metrics = field(default_factory=NoMetrics)
+    #: Seconds since the epoch, as sign-in limits, locks and sessions read them (tests
+    #: pass their own to move time on).
+    clock: Callable[[], float] = time.time
 
     @property
     def link_base(self) -> str:

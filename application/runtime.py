@@ -2,6 +2,8 @@
 and starts and stops them."""
 
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from application.access.bootstrap import (
@@ -88,7 +90,11 @@ def build_projection_runner(
     return ProjectionRunner(store, database, projections, batch_size=batch_size, retired=retired)
 
 
-def build_core(settings: Settings, metrics: Metrics | None = None) -> Core:
+def build_core(
+    settings: Settings,
+    metrics: Metrics | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Core:
     """Open the database and the store, and make sure their tables exist."""
     url = DatabaseUrl.parse(settings.database_url)
     database = Database(url, pool_size=settings.database_pool_size)
@@ -126,18 +132,19 @@ def build_core(settings: Settings, metrics: Metrics | None = None) -> Core:
         passwords=Passwords(settings.password_hash_time_cost, settings.password_hash_memory_kib),
         secret=secret,
         metrics=metrics or NoMetrics(),
+        clock=clock,
     )
 
 
 class Tracepoint:
     """One running service: the shared core, the capabilities, start and stop."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time) -> None:
         self.settings = settings
         # Counted whether or not /metrics is served: a counter costs about a microsecond.
         # A registry of this instance's own: tests run many services in one process.
         self.metrics = PrometheusMetrics()
-        self.core = core = build_core(settings, self.metrics)
+        self.core = core = build_core(settings, self.metrics, clock)
         self.database = core.database
         self.store = core.store
         self.projections = core.projections

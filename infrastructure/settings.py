@@ -107,10 +107,37 @@ class Settings(BaseSettings):
     login_failures_per_minute: int = Field(
         default=10, ge=1, description="Failed logins a client address may make per minute."
     )
-    login_attempts: int = Field(
-        default=25,
+    # Sign-in locks (failed logins lock the password sign-in for a while, never the
+    # account: its static token and sessions keep working).
+    login_lock_after: int = Field(
+        default=5,
         ge=1,
-        description="Consecutive failed logins after which an account is suspended.",
+        # TRACEPOINT_LOGIN_ATTEMPTS used to suspend the account after that many.
+        validation_alias=AliasChoices(
+            "TRACEPOINT_LOGIN_LOCK_AFTER",
+            "TRACEPOINT_LOGIN_ATTEMPTS",
+            "login_lock_after",
+            "login_attempts",
+        ),
+        description="Failed logins in a row to one account (from any address) after which "
+        "its password sign-in is locked.",
+    )
+    login_address_lock_after: int = Field(
+        default=20,
+        ge=1,
+        description="Failed logins in a row from one client address (to any account) after "
+        "which password sign-in from it is locked.",
+    )
+    login_lock_duration: Duration = Field(
+        default=60.0,
+        description="The first lock's length; each further failure doubles it.",
+    )
+    login_lock_max_duration: Duration = Field(
+        default=15 * 60.0, description="The longest a lock lasts, however many failures."
+    )
+    login_failures_forgotten_after: Duration = Field(
+        default=86_400.0,
+        description="Failures in a row are forgotten after this long without a failure.",
     )
 
     mail_requests_per_minute: int = Field(

@@ -178,9 +178,20 @@ ROUTES: dict[str, Operation] = {
                 "properties": {"email": TEXT, "password": TEXT, "otp": TEXT, "mode": MODE},
             }
         ),
+        description="Failed logins in a row lock the password sign-in of the account and of"
+        " the client address for a while, longer with each failure: 429 REQUESTS_EXCEEDED"
+        " with Retry-After, whatever the password. The account, its static tokens and its"
+        " sessions are not touched.",
         public=True,
     ),
-    "POST /auth/refresh": Operation("auth", answer(200, SIGN_IN), body=TOKEN_BODY, public=True),
+    "POST /auth/refresh": Operation(
+        "auth",
+        answer(200, SIGN_IN),
+        body=TOKEN_BODY,
+        description="A refresh token works once. One that a refresh already replaced ends"
+        " its whole sign-in (every token its refreshes handed out): 401 INVALID_CREDENTIALS.",
+        public=True,
+    ),
     "POST /auth/logout": Operation("auth", answer(204), body=TOKEN_BODY, public=True),
     "POST /auth/password/request": Operation(
         "auth",

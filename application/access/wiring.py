@@ -19,12 +19,13 @@ from application.access.system_collections import (
     RolesRules,
     UsersRules,
 )
-from application.access.throttle import Throttle
+from application.access.throttle import SignInLocks, Throttle
 from application.access.user_flows import FlowSettings, UserFlows, allow_list
 from application.blocking import BlockingRunner
 from application.core import Core
 from application.items.rules import CollectionRules
 from application.items.service import ItemsService
+from domain.access.backoff import Backoff
 from infrastructure.access_tokens import AccessTokens
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.settings import Settings
@@ -76,12 +77,13 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
             core.blocking,
             "login",
             settings.login_failures_per_minute,
-            settings.login_attempts,
+            _sign_in_locks(settings),
+            clock=core.clock,
         ),
         passwords=core.passwords,
         password_checks=password_checks,
-        suspend=status.suspend,
         signed_in=signed_in,
+        clock=core.clock,
     )
     user_flows = UserFlows(
         items,
@@ -110,6 +112,23 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
         "notifications": NotificationsRules(core.access_reader, core.blocking, outbox),
     }
     return AccessCapability(authenticator, user_flows, outbox, password_checks, rules)
+
+
+def _sign_in_locks(settings: Settings) -> SignInLocks:
+    """The locks of password sign-in, per account and per client address."""
+
+    def backoff(after: int) -> Backoff:
+        return Backoff(
+            after=after,
+            first=settings.login_lock_duration,
+            longest=settings.login_lock_max_duration,
+            forget=settings.login_failures_forgotten_after,
+        )
+
+    return SignInLocks(
+        account=backoff(settings.login_lock_after),
+        address=backoff(settings.login_address_lock_after),
+    )
 
 
 def _mailer(settings: Settings) -> Mailer:
