@@ -17,8 +17,9 @@ _DDL = (
     " last_failure {real} NOT NULL, locked_until {real} NOT NULL,"
     " PRIMARY KEY (scope, subject))",
     "CREATE INDEX IF NOT EXISTS auth_locks_last_failure ON auth_locks (last_failure)",
-    # Failures in a row used to suspend accounts; the locks above replace them.
-    "DROP TABLE IF EXISTS auth_failures",
+    # `auth_failures`, whose failures in a row suspended accounts before these locks, is
+    # left in place: processes of the earlier version may still run beside this one
+    # during a rolling upgrade. It is no longer read or written.
 )
 
 
