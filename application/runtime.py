@@ -42,7 +42,7 @@ from projections.epcis.master_data import MasterDataProjection
 from projections.items.history import HistoryProjection
 from projections.items.records import RecordsProjection
 from projections.items.references import ReferenceProjection
-from projections.runner import ProjectionRunner
+from projections.runner import SCHEMA_LOCK, ProjectionRunner
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def build_core(settings: Settings) -> Core:
     database = Database(url, pool_size=settings.database_pool_size)
     # Processes starting together on one PostgreSQL would race to create the same
     # tables and types; they take turns instead.
-    with database.exclusive("tracepoint-schema"):
+    with database.exclusive(SCHEMA_LOCK):
         store = EventStore(url)
         projections = build_projection_runner(
             store, database, settings.projection_batch_size, settings.multi_tenant

@@ -124,6 +124,12 @@ class Connection:
         if self.dialect.name == "postgresql":
             self._raw.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(name),))
 
+    def lock_shared(self, name: str) -> None:
+        """Wait while another transaction or session holds `name` exclusively (`lock`,
+        `Database.exclusive`); holders of the shared lock do not wait for each other."""
+        if self.dialect.name == "postgresql":
+            self._raw.execute("SELECT pg_advisory_xact_lock_shared(%s)", (lock_key(name),))
+
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a query."""
         return list(self._raw.execute(self.dialect.render(sql), params).fetchall())

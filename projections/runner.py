@@ -20,6 +20,12 @@ _SHAPES_DDL = (
     "CREATE TABLE IF NOT EXISTS projection_shapes (name TEXT PRIMARY KEY, shape TEXT NOT NULL)"
 )
 
+#: Held exclusively while tables are made or dropped (start-up, replay), shared by every
+#: batch of rows: on PostgreSQL, `CREATE INDEX IF NOT EXISTS` locks its table even when
+#: the index exists, so a process starting while another projects would lock tables in
+#: another order than the projection writes them, and the two deadlock.
+SCHEMA_LOCK = "tracepoint-schema"
+
 #: Seconds `apply_saved` waits for the runner before leaving the events to the follower.
 APPLY_SAVED_WAIT = 1.0
 
@@ -175,6 +181,7 @@ class ProjectionRunner:
         try:
             # One commit for every projection: a capture's rows land together.
             with self._db.transaction(durable=False) as conn:
+                conn.lock_shared(SCHEMA_LOCK)
                 for projection, batch in batches:
                     old = self._positions[projection.name]
                     self._move(conn, projection, old, batch[-1].position)
@@ -244,6 +251,7 @@ class ProjectionRunner:
             new_position = batch[-1].position if len(batch) == self._batch_size else head
             try:
                 with self._db.transaction(durable=False) as conn:
+                    conn.lock_shared(SCHEMA_LOCK)
                     # Claim the batch first: a racing runner blocks here, then fails the
                     # guard, before it has written a single row.
                     self._move(conn, projection, position, new_position)
@@ -284,6 +292,7 @@ class ProjectionRunner:
             # One transaction: a reader or another runner sees the old tables or the
             # new empty ones, never a moment without them.
             with self._db.transaction() as conn:
+                conn.lock(SCHEMA_LOCK)
                 for projection in self.projections:
                     projection.drop_tables(conn)
                 conn.execute("DROP TABLE IF EXISTS projection_positions")
