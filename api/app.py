@@ -15,6 +15,7 @@ from api.items import collections, discovery, files, history, v1_lists
 from api.keys import TRACEPOINT
 from api.middleware import errors
 from api.openapi import routes as openapi
+from api.read_routing import read_your_writes
 from application.runtime import Tracepoint
 
 
@@ -29,6 +30,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
             epcis_negotiation,
             epcis_discovery,
             platform_authentication,
+            read_your_writes,
         ],
         client_max_size=tracepoint.settings.capture_max_bytes + 1,
     )

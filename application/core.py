@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from application.background import Background
 from application.blocking import BlockingRunner
 from application.read_model_follower import ReadModelFollower
+from application.read_routing import ReadRouting
 from domain.collections.schema import Schema
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
@@ -38,6 +39,8 @@ class Core:
     passwords: Passwords
     #: Signs page tokens and access tokens.
     secret: str
+    #: Where read requests' queries go (replicas or the primary).
+    reads: ReadRouting
 
     @property
     def link_base(self) -> str:

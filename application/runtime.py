@@ -2,7 +2,7 @@
 and starts and stops them."""
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from application.access.bootstrap import (
     AdminBootstrap,
@@ -24,6 +24,7 @@ from application.items.catalogue import build_schema, record_collections
 from application.items.rules import BulkItems, CollectionRules
 from application.items.wiring import ItemsCapability, build_items
 from application.read_model_follower import ReadModelFollower
+from application.read_routing import ReadRouting
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
@@ -33,6 +34,7 @@ from infrastructure.passwords import Passwords
 from infrastructure.reference_data import REFERENCE_LISTS, reference_rows
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
+from infrastructure.write_positions import WritePositions
 from projections.access.reader import AccessReader
 from projections.codes.scans import CodeScansProjection
 from projections.codes.unique_codes import UniqueCodesProjection
@@ -88,7 +90,12 @@ def build_projection_runner(
 def build_core(settings: Settings) -> Core:
     """Open the database and the store, and make sure their tables exist."""
     url = DatabaseUrl.parse(settings.database_url)
-    database = Database(url, pool_size=settings.database_pool_size)
+    database = Database(
+        url,
+        pool_size=settings.database_pool_size,
+        replicas=_replicas(url, settings.replica_urls),
+        replica_max_lag=settings.database_replica_max_lag,
+    )
     # Processes starting together on one PostgreSQL would race to create the same
     # tables and types; they take turns instead.
     with database.exclusive(SCHEMA_LOCK):
@@ -100,6 +107,7 @@ def build_core(settings: Settings) -> Core:
         instance = InstanceStore(database)
         sessions = SessionStore(database)
         attempts = AttemptStore(database)
+        positions = WritePositions(database) if database.replicas else None
     blocking = BlockingRunner(workers=settings.database_pool_size)
     secret = (
         settings.secret.get_secret_value()
@@ -122,7 +130,22 @@ def build_core(settings: Settings) -> Core:
         access_reader=access_reader,
         passwords=Passwords(settings.password_hash_time_cost, settings.password_hash_memory_kib),
         secret=secret,
+        reads=ReadRouting(positions, blocking),
     )
+
+
+def _replicas(primary: DatabaseUrl, urls: list[str]) -> list[DatabaseUrl]:
+    """The replicas' URLs, parsed; only a PostgreSQL primary has replicas."""
+    replicas = [DatabaseUrl.parse(u) for u in urls]
+    if replicas and (
+        primary.backend != "postgresql" or any(r.backend != "postgresql" for r in replicas)
+    ):
+        raise ValueError(
+            "TRACEPOINT_DATABASE_REPLICA_URLS: replicas are PostgreSQL streaming replicas "
+            "of a PostgreSQL TRACEPOINT_DATABASE_URL"
+        )
+    # A replica keeps the primary's tables in the same schema.
+    return [replace(r, schema=primary.schema) for r in replicas]
 
 
 class Tracepoint:

@@ -20,6 +20,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from infrastructure.database_url import DatabaseUrl
+from infrastructure.replicas import Replicas, current_route
 
 Row = tuple[Any, ...]
 
@@ -178,7 +179,13 @@ def _enable_wal(path: str, seconds: float = 30.0) -> None:
 class Database:
     """A pool of connections to the read-model database; each use is one transaction."""
 
-    def __init__(self, url: DatabaseUrl, pool_size: int = 8) -> None:
+    def __init__(
+        self,
+        url: DatabaseUrl,
+        pool_size: int = 8,
+        replicas: Sequence[DatabaseUrl] = (),
+        replica_max_lag: float = 30.0,
+    ) -> None:
         self.url = url
         self._closed = False
         #: Names this process holds through `try_exclusive`.
@@ -214,6 +221,8 @@ class Database:
                 open=True,
                 name="tracepoint-read-models",
             )
+        #: Streaming replicas of a PostgreSQL primary that routed reads may use.
+        self.replicas = Replicas(replicas, pool_size, replica_max_lag) if replicas else None
 
     def _sqlite_connection(self) -> sqlite3.Connection:
         try:
@@ -259,6 +268,22 @@ class Database:
             conn.execute("COMMIT")
         finally:
             self._sqlite_pool.put(conn)
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """A read-only transaction for a query: on a replica inside a routed read when
+        one has caught up with the caller (see `infrastructure.replicas`), else here."""
+        route = current_route()
+        if self.replicas is None or route is None or route.target == -1:
+            with self.transaction(write=False) as conn:
+                yield conn
+            return
+        with self.replicas.connection(route) as raw:
+            if raw is not None:
+                yield Connection(raw, self.dialect)
+                return
+        with self.transaction(write=False) as conn:
+            yield conn
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
@@ -341,6 +366,8 @@ class Database:
         if self._closed:
             return
         self._closed = True
+        if self.replicas is not None:
+            self.replicas.close()
         if self._pg_pool is not None:
             self._pg_pool.close()
         else:
