@@ -24,7 +24,7 @@ from infrastructure.database_url import DatabaseUrl
 log = logging.getLogger(__name__)
 
 #: Seconds a replica that could not be reached is left alone before it is tried again.
-RETRY_DOWN_AFTER = 5.0
+RETRY_DOWN_AFTER = 10.0
 
 _CHECK = (
     "SELECT %s::pg_lsn IS NULL OR pg_last_wal_replay_lsn() >= %s::pg_lsn,"
@@ -91,7 +91,7 @@ class Replicas:
                 min_size=0,
                 max_size=pool_size,
                 # A replica that does not answer at once is skipped, not waited for.
-                timeout=2.0,
+                timeout=1.0,
                 check=ConnectionPool.check_connection,
                 # Transactions are begun READ ONLY and ended by hand.
                 kwargs={"autocommit": True},
