@@ -96,6 +96,11 @@ async def test_a_dump_of_the_event_store_and_a_replay_restore_the_service(
         client = await aiohttp_client(create_app(after, manage_lifecycle=False))
         found, _ = await _page(client)
         assert sorted(found) == epcs
+        # The log goes on where it stopped.
+        later = "urn:epc:id:sgtin:4012345.011111.3"
+        await capture(client, object_event(epcList=[later]))
+        found, _ = await _page(client)
+        assert sorted(found) == [*epcs, later]
         assert (await ok(client, "GET", f"/items/product/{product['id']}"))["gtin"] == (
             "09506000134352"
         )
