@@ -1,6 +1,7 @@
 """Read requests may be answered from a replica; writes note where they end (see
 `application.read_routing`)."""
 
+import contextlib
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -25,9 +26,15 @@ async def read_your_writes(request: web.Request, handler: Handler) -> web.Stream
     user = caller(request).user
     if request.method not in _READS:
         try:
-            return await handler(request)
-        finally:
-            await reads.wrote(user)
+            response = await handler(request)
+        except BaseException:
+            # A failed request may have written all the same; noting it must not hide
+            # why it failed.
+            with contextlib.suppress(Exception):
+                await reads.wrote(user)
+            raise
+        await reads.wrote(user)
+        return response
     if not _routed(request):
         return await handler(request)
     async with reads.reading(user):
