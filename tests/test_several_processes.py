@@ -303,3 +303,35 @@ async def test_a_websocket_on_one_process_streams_events_captured_by_another(
         assert message.type == aiohttp.WSMsgType.TEXT, message
         events = orjson.loads(message.data)["epcisBody"]["queryResults"]["resultsBody"]
         assert [e["epcList"] for e in events["eventList"]] == [[epc]]
+
+
+async def test_a_webhook_subscription_gets_each_event_once_whichever_process_captured_it(
+    processes: list[Process], http: aiohttp.ClientSession, partner: Partner
+) -> None:
+    a, _, _ = processes
+    step = f"urn:example:step:{secrets.token_hex(4)}"
+    name = "hook" + secrets.token_hex(4)
+    for path, body in (
+        ("/v2/epcis/queries", {"name": name, "query": {"EQ_bizStep": [step]}}),
+        (f"/v2/epcis/queries/{name}/subscriptions", {"dest": partner.url, "stream": True}),
+    ):
+        async with http.post(
+            f"{a.url}{path}",
+            data=orjson.dumps(body),
+            headers={**AS_CAPTURED, "Content-Type": "application/json"},
+        ) as response:
+            assert response.status == 201, await response.text()
+    epcs = [_epc() for _ in range(9)]
+    for index, epc in enumerate(epcs):
+        await _capture(http, processes[index % 3], object_event(epcList=[epc], bizStep=step))
+
+    def received() -> list[str]:
+        results = [d["epcisBody"]["queryResults"]["resultsBody"] for d in partner.documents]
+        return [e["epcList"][0] for r in results for e in r["eventList"]]
+
+    async def delivered() -> bool:
+        return len(received()) >= len(epcs)
+
+    assert await _soon(delivered)
+    await asyncio.sleep(1.5)  # more polls of every process: nothing is sent again
+    assert sorted(received()) == sorted(epcs)
