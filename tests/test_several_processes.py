@@ -31,6 +31,10 @@ from tests.epcis.documents import document, object_event
 from tests.flows.partner import Partner, running_partner
 from tests.pg_cluster import free_port
 
+#: The processes are started once: every test of the module runs in one xdist worker.
+pytestmark = pytest.mark.xdist_group("several-processes")
+
+
 #: Failed sign-ins one client address may make per minute, in all processes together.
 LOGIN_LIMIT = 4
 CONSOLE_SCRIPT = Path(sys.executable).parent / "tracepoint"

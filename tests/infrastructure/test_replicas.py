@@ -21,6 +21,10 @@ from tests.epcis.documents import object_event
 from tests.flows.helpers import capture
 from tests.pg_cluster import Cluster
 
+#: The primary and standby are made once: every test of the module runs in one xdist worker.
+pytestmark = pytest.mark.xdist_group("replicas")
+
+
 Client = TestClient[Any, Any]
 
 
