@@ -23,6 +23,9 @@ from infrastructure.database_url import DatabaseUrl
 
 log = logging.getLogger(__name__)
 
+#: The application_name of Tracepoint's sessions on replicas.
+APPLICATION_NAME = "tracepoint-replica-reads"
+
 #: Seconds a replica that could not be reached is left alone before it is tried again.
 RETRY_DOWN_AFTER = 10.0
 
@@ -87,6 +90,8 @@ class Replicas:
                     dbname=url.dbname,
                     connect_timeout=2,
                     options=f"-c search_path={url.schema}",
+                    # Names the sessions in the replica's pg_stat_activity.
+                    application_name=APPLICATION_NAME,
                 ),
                 min_size=0,
                 max_size=pool_size,

@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient
 
 from api.app import create_app
 from application.runtime import Tracepoint
-from infrastructure.replicas import ReplicaCounts
+from infrastructure.replicas import APPLICATION_NAME, ReplicaCounts
 from tests.access.helpers import user_with
 from tests.conftest import AS_CAPTURED, make_settings
 from tests.epcis.documents import object_event
@@ -124,6 +124,13 @@ async def test_a_query_goes_to_the_replica_once_it_has_replayed_the_callers_writ
     assert await found(client, epc) == [[epc]]
     assert counts(service).replica[0] > replica
     assert counts(service).primary == primary_reads
+    with psycopg.connect(standby.url(), autocommit=True) as conn:
+        sessions = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+            (APPLICATION_NAME,),
+        ).fetchone()
+    assert sessions is not None
+    assert sessions[0] >= 1
 
 
 async def test_right_after_a_write_a_lagging_replica_is_passed_over(
