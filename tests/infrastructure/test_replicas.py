@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 from aiohttp.test_utils import TestClient
+from yarl import URL
 
 from api.app import create_app
 from application.runtime import Tracepoint
@@ -131,6 +132,25 @@ async def test_a_query_goes_to_the_replica_once_it_has_replayed_the_callers_writ
         ).fetchone()
     assert sessions is not None
     assert sessions[0] >= 1
+
+
+async def test_a_next_page_is_read_on_the_primary_whose_snapshot_its_token_holds(
+    clusters: tuple[Cluster, Cluster], service: Tracepoint, client: Client
+) -> None:
+    primary, standby = clusters
+    location = f"urn:epc:id:sgln:4012345.{secrets.randbelow(10**5):05d}.0"
+    await capture(client, *(object_event(bizLocation={"id": location}) for _ in range(2)))
+    await asyncio.to_thread(caught_up, primary, standby)
+    params = {"EQ_bizLocation": location, "perPage": "1"}
+    first = await client.get("/v2/epcis/events", params=params, headers=AS_CAPTURED)
+    token = URL(first.headers["Link"].split(";")[0].strip("<>")).query["nextPageToken"]
+    replica = counts(service).replica[0]
+    second = await client.get(
+        "/v2/epcis/events", params={**params, "nextPageToken": token}, headers=AS_CAPTURED
+    )
+    assert second.status == 200
+    # Caught up as the replica is, the page is not routed to it.
+    assert counts(service).replica[0] == replica
 
 
 async def test_right_after_a_write_a_lagging_replica_is_passed_over(
