@@ -2,8 +2,8 @@
 
 from aiohttp import web
 
-from api import server
-from api.access import auth, me, system_collections, user_flows
+from api import metrics, server
+from api.access import auth, me, pages, system_collections, user_flows
 from api.access.authentication import platform_authentication
 from api.codes import resolver
 from api.epcis import capture, queries, resources, subscriptions
@@ -23,8 +23,11 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     """Routes, middlewares and, unless the caller manages it, start-up and shut-down."""
     # The body limit is enforced per route (capture answers 413 with the limit); this is
     # only the outer bound aiohttp applies when a handler reads a whole body at once.
+    # Outermost, so it times and counts the answer the client gets; only when served.
+    measured = [metrics.request_metrics] if tracepoint.settings.metrics_enabled else []
     app = web.Application(
         middlewares=[
+            *measured,
             errors,
             epcis_authentication,
             epcis_negotiation,
@@ -38,6 +41,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     # `/users/me` and `/permissions/me` before the collections' `/{key}` routes.
     platform = (
         auth.routes,
+        pages.routes,
         user_flows.routes,
         me.routes,
         v1_lists.routes,
@@ -45,7 +49,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
         publish_lot.routes,
     )
     epcis = (capture.routes, queries.routes, resources.routes, subscriptions.routes)
-    for table in (server.routes, openapi.routes, *epcis, *platform):
+    for table in (server.routes, metrics.routes, openapi.routes, *epcis, *platform):
         app.add_routes(table)
     system_collections.add_routes(app)
     files.add_routes(app)

@@ -1,10 +1,11 @@
 """What every capability is built on: the database, the event store, the projections and
 the runners. The composition root makes it once; each capability's builder takes it."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from application.background import Background
 from application.blocking import BlockingRunner
+from application.monitoring import Metrics, NoMetrics
 from application.read_model_follower import ReadModelFollower
 from application.read_routing import ReadRouting
 from domain.collections.schema import Schema
@@ -41,6 +42,8 @@ class Core:
     secret: str
     #: Where read requests' queries go (replicas or the primary).
     reads: ReadRouting
+    #: Where the use cases count captures, deliveries and codes.
+    metrics: Metrics = field(default_factory=NoMetrics)
 
     @property
     def link_base(self) -> str:

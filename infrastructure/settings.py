@@ -3,7 +3,7 @@
 import os
 from typing import Annotated
 
-from pydantic import AliasChoices, BeforeValidator, Field, SecretStr
+from pydantic import AliasChoices, BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from infrastructure.durations import parse_duration
@@ -45,6 +45,11 @@ class Settings(BaseSettings):
         ge=0,
         description="Processes that compute the event hashes and index terms of large "
         "captures; 0 does it in the service process.",
+    )
+    run_dir: str = Field(
+        default="./var/run",
+        description="Where a running service notes its worker processes, so that a start "
+        "after a crash can end those the crashed service left.",
     )
     query_per_page_default: int = Field(default=30, ge=1)
     query_per_page_max: int = Field(default=1000, ge=1)
@@ -107,9 +112,11 @@ class Settings(BaseSettings):
         "per minute.",
     )
     public_url: str = Field(
-        default="http://127.0.0.1:8080",
+        default="",
         validation_alias=_spec_name("PUBLIC_URL"),
-        description="Where the service is reached; links in e-mails start with it.",
+        description="Where the service is reached; links in e-mails, Digital Links and "
+        "export files start with it. Unset: http://<host>:<port> (a wildcard host such as "
+        "0.0.0.0 becomes 127.0.0.1, reachable from this machine only).",
     )
     digital_link_base: str | None = Field(
         default=None,
@@ -230,6 +237,38 @@ class Settings(BaseSettings):
         default=True, description="Registered users must confirm their e-mail address first."
     )
 
+    # -- first start ------------------------------------------------------------------
+    bootstrap_credentials_file: str = Field(
+        default="./var/bootstrap-admin.txt",
+        description="Where the generated credentials of the bootstrap admin are kept "
+        "(readable by the service's user only) until the admin first signs in.",
+    )
+
+    @model_validator(mode="after")
+    def _default_public_url(self) -> "Settings":
+        if not self.public_url:
+            self.public_url = default_public_url(self.host, self.port)
+        return self
+
+    # -- /metrics (Prometheus), switched and guarded as Directus does --------------------
+    metrics_enabled: bool = Field(
+        default=False,
+        validation_alias=_spec_name("METRICS_ENABLED"),
+        description="Serve Prometheus metrics at /metrics (404 when off).",
+    )
+    metrics_tokens: SecretStr = Field(
+        default=SecretStr(""),
+        validation_alias=_spec_name("METRICS_TOKENS"),
+        description="Comma-separated tokens a scraper sends as `Authorization: Bearer "
+        "<token>` (or Directus's `Metrics <token>`); administrators may read /metrics too.",
+    )
+
+    @property
+    def metrics_token_list(self) -> tuple[str, ...]:
+        """The METRICS_TOKENS, each stripped, empty ones left out."""
+        raw = self.metrics_tokens.get_secret_value()
+        return tuple(t.strip() for t in raw.split(",") if t.strip())
+
     # -- read replicas ---------------------------------------------------------------
     database_replica_urls: str = Field(
         default="",
@@ -247,3 +286,13 @@ class Settings(BaseSettings):
     def replica_urls(self) -> list[str]:
         """The replicas' URLs, in order of preference."""
         return [u.strip() for u in self.database_replica_urls.split(",") if u.strip()]
+
+
+def default_public_url(host: str, port: int) -> str:
+    """`http://host:port`, with a wildcard host replaced by the loopback address: a
+    wildcard is where the service listens, not an address anyone can reach."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

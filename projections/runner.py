@@ -4,10 +4,13 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import EventStore, LoggedEvent
 from projections.projection import Projection
+from projections.search_index import search_environment
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +29,12 @@ _SHAPES_DDL = (
 #: another order than the projection writes them, and the two deadlock.
 SCHEMA_LOCK = "tracepoint-schema"
 
+#: What each projection's tables were last made or checked with (`_build_text`), as a
+#: digest: while it stays the same, a start skips the projection's DDL and index checks.
+_BUILDS_DDL = (
+    "CREATE TABLE IF NOT EXISTS projection_builds (name TEXT PRIMARY KEY, build TEXT NOT NULL)"
+)
+
 #: Seconds `apply_saved` waits for the runner before leaving the events to the follower.
 APPLY_SAVED_WAIT = 1.0
 
@@ -41,6 +50,25 @@ def _shape_text(projection: Projection) -> str:
     raised, its revision (so the digests of projections never revised stay as they were)."""
     text = "\n".join(projection.schema)
     return f"{text}\nrevision {projection.revision}" if projection.revision else text
+
+
+def _build(projection: Projection, search: str | None) -> str:
+    """A digest of what a projection's tables, indexes and search indexes are made from:
+    its shape, the collections it searches (their search and lookup fields make indexes
+    that come and go without a new shape) and the database's search extension."""
+    text = f"{_shape_text(projection)}\nsearch {search}\n{projection.searched!r}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ProjectionLag:
+    """How far one projection is behind the log: positions, and the age of the oldest
+    event it follows that it has not applied (0 when it has applied all of them)."""
+
+    name: str
+    position: int
+    positions_behind: int
+    seconds_behind: float
 
 
 class ProjectionConflict(Exception):
@@ -96,9 +124,29 @@ class ProjectionRunner:
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
                 conn.execute("DELETE FROM projection_positions WHERE name = ?", (name,))
         conn.execute(_SHAPES_DDL)
+        conn.execute(_BUILDS_DDL)
+        builds: dict[str, str] = dict(conn.fetchall("SELECT name, build FROM projection_builds"))
+        # Without its search extension PostgreSQL's search indexes are not made: each
+        # start tries again.
+        search = search_environment(conn)
         for projection in self.projections:
-            self._reshape(conn, projection)
-            projection.create_tables(conn)
+            reshaped = self._reshape(conn, projection)
+            # Every start used to run each projection's IF NOT EXISTS statements and index
+            # checks: hundreds of statements, most of a start's time on PostgreSQL.
+            if (
+                reshaped
+                or search is None
+                or builds.get(projection.name) != _build(projection, search)
+            ):
+                projection.create_tables(conn)
+                # Making the search indexes may have installed the extension.
+                search = search_environment(conn)
+                conn.execute("DELETE FROM projection_builds WHERE name = ?", (projection.name,))
+                conn.execute(
+                    "INSERT INTO projection_builds (name, build) VALUES (?, ?)",
+                    (projection.name, _build(projection, search)),
+                )
+            projection.fill(conn)
             conn.execute(
                 "INSERT INTO projection_positions (name, position) "
                 "SELECT ?, 0 WHERE NOT EXISTS "
@@ -107,17 +155,17 @@ class ProjectionRunner:
             )
 
     @staticmethod
-    def _reshape(conn: Connection, projection: Projection) -> None:
+    def _reshape(conn: Connection, projection: Projection) -> bool:
         """Tables made from other DDL than the projection's now (a new column, another
         index, a collection whose fields changed) or by an earlier revision of it are
         dropped and built again from the log; so are tables from before shapes were
-        recorded."""
+        recorded. Whether the shape was new."""
         shape = hashlib.sha256(_shape_text(projection).encode()).hexdigest()
         stored = conn.fetchval(
             "SELECT shape FROM projection_shapes WHERE name = ?", (projection.name,)
         )
         if stored == shape:
-            return
+            return False
         built = conn.fetchval(
             "SELECT 1 FROM projection_positions WHERE name = ?", (projection.name,)
         )
@@ -129,6 +177,7 @@ class ProjectionRunner:
         conn.execute(
             "INSERT INTO projection_shapes (name, shape) VALUES (?, ?)", (projection.name, shape)
         )
+        return True
 
     def position(self, projection: Projection) -> int:
         """The log position up to which this projection's tables are written."""
@@ -139,6 +188,32 @@ class ProjectionRunner:
         position = int(value or 0)
         self._positions[projection.name] = position
         return position
+
+    def lag(self, now: datetime) -> tuple[int, list[ProjectionLag]]:
+        """The log head and how far each projection is behind it.
+
+        A projection is as far as its stored position or, when further, as far as this
+        runner knows all of them are: saved events project only into the projections that
+        follow them, and the others' positions move at the next poll.
+        """
+        head = self._store.max_position()
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall("SELECT name, position FROM projection_positions")
+        stored: dict[str, int] = {str(name): int(position) for name, position in rows}
+        lags = []
+        for projection in self.projections:
+            position = max(stored.get(projection.name, 0), self._reached)
+            seconds = 0.0
+            if position < head and projection.follows:
+                oldest = self._store.read(
+                    after=position, limit=1, stop=head, topics=projection.topics
+                )
+                # Every stored event has the time it was made (eventsourcing's events).
+                made = getattr(oldest[0].event, "timestamp", None) if oldest else None
+                if isinstance(made, datetime):
+                    seconds = max(0.0, (now - made).total_seconds())
+            lags.append(ProjectionLag(projection.name, position, max(0, head - position), seconds))
+        return head, lags
 
     def apply_saved(self, events: Sequence[LoggedEvent]) -> bool:
         """Project events this process has just saved, without reading them back.
@@ -297,6 +372,7 @@ class ProjectionRunner:
                     projection.drop_tables(conn)
                 conn.execute("DROP TABLE IF EXISTS projection_positions")
                 conn.execute("DROP TABLE IF EXISTS projection_shapes")
+                conn.execute("DROP TABLE IF EXISTS projection_builds")
                 self._create(conn)
             self._reached = 0
             self._positions.clear()

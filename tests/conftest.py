@@ -10,6 +10,7 @@ yes or on, in any case), where they fail.
 import contextlib
 import os
 import secrets
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,8 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         # Starting and stopping worker processes for every test costs more than all the
         # analysis they would do; tests/epcis/test_capture_workers.py covers them.
         "capture_workers": 0,
+        # Tests that start workers note them outside the repository.
+        "run_dir": os.path.join(tempfile.gettempdir(), "tracepoint-tests-run"),
         # Tests run code jobs and reservations when they choose (`codes.work.run`);
         # tests/codes/test_background.py keeps the timer.
         "background_work": False,

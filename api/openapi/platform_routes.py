@@ -55,6 +55,16 @@ RESOLVER_QUERY = (
     query("lat", {"type": "number"}),
     query("lng", {"type": "number"}),
 )
+HTML: Json = {"type": "string"}
+#: The pages behind the links of password-reset and invitation mails.
+PAGE = answers(
+    answer(200, HTML, "text/html", description="A form for the new password"),
+    answer(400, HTML, "text/html", description="The link carries no token"),
+)
+FORM_POST = (
+    "The page of the mail's link posts here as an HTML form (`token`, `password`, "
+    "`password_confirm`, form-encoded) and gets a page back; API clients send JSON."
+)
 MULTIPART: Json = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
 WRITTEN_FILE = answers(
     answer(
@@ -124,6 +134,13 @@ def resolving(summary: str) -> Operation:
 
 ROUTES: dict[str, Operation] = {
     "GET /server/ping": Operation("server", answer(200, STRING, "text/plain"), public=True),
+    "GET /metrics": Operation(
+        "server",
+        answer(200, STRING, "text/plain"),
+        description="Prometheus metrics (docs/monitoring.md); 404 unless METRICS_ENABLED. "
+        "A token of METRICS_TOKENS (`Bearer` or `Metrics` scheme) or an administrator "
+        "reads them; anyone else gets 403.",
+    ),
     "GET /server/health": Operation(
         "server",
         answers(
@@ -176,6 +193,19 @@ ROUTES: dict[str, Operation] = {
         answer(204),
         body=body(_object(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
         public=True,
+        description=FORM_POST,
+    ),
+    "GET /admin/reset-password": Operation(
+        "auth",
+        PAGE,
+        query=(query("token", TEXT, description="The token of the reset mail's link"),),
+        public=True,
+    ),
+    "GET /admin/accept-invite": Operation(
+        "users",
+        PAGE,
+        query=(query("token", TEXT, description="The token of the invitation mail's link"),),
+        public=True,
     ),
     "POST /users/register": Operation(
         "users",
@@ -203,6 +233,7 @@ ROUTES: dict[str, Operation] = {
         "users",
         answer(204),
         body=body(_object(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
+        description=FORM_POST,
     ),
     "POST /users/me/tfa/generate": Operation(
         "users",

@@ -9,6 +9,7 @@ from application.access.accountability import AccessService
 from application.access.admin_guard import AdminGuard
 from application.access.authentication import Authenticator, TokenLifetimes
 from application.access.event_scope import EventScopes
+from application.access.first_credentials import FirstCredentials
 from application.access.outbox import Outbox
 from application.access.system_collections import (
     EXTRA_PERMISSION_COLLECTIONS,
@@ -54,6 +55,12 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
     tokens = AccessTokens(core.secret.encode())
     password_checks = BlockingRunner(workers=2)
     status = AccountStatus(items)
+    first_credentials = FirstCredentials(settings)
+
+    async def signed_in(user_id: str, ip: str | None, user_agent: str | None) -> None:
+        await status.signed_in(user_id, ip, user_agent)
+        first_credentials.signed_in(user_id)
+
     authenticator = Authenticator(
         AccessService(core.access_reader, core.blocking),
         core.sessions,
@@ -74,7 +81,7 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
         passwords=core.passwords,
         password_checks=password_checks,
         suspend=status.suspend,
-        signed_in=status.signed_in,
+        signed_in=signed_in,
     )
     user_flows = UserFlows(
         items,

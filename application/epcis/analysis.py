@@ -10,6 +10,7 @@ process's interpreter lock stays free for storing and projecting.
 import logging
 import math
 import multiprocessing
+import os
 import threading
 from collections.abc import Collection, Sequence
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
@@ -23,6 +24,7 @@ from domain.epcis.earlier_hash import earlier_event_hash
 from domain.epcis.event_hash import event_hash
 from domain.epcis.event_identity import hash_mismatch
 from domain.epcis.index_terms import EventTerms, event_terms
+from infrastructure.worker_processes import WorkerRecords, exit_with
 
 log = logging.getLogger(__name__)
 
@@ -119,11 +121,14 @@ class EventAnalyser:
     """Analyses events in the service process or, from `PARALLEL_FROM` events, in workers.
 
     The worker processes start with `start` (or the first large capture) and stop with
-    `close`.
+    `close`, or end by themselves when the service process ends without closing them.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, records: WorkerRecords | None = None) -> None:
         self._workers = workers
+        self._records = records
+        self._recorded: list[int] = []
+        self._recording = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -169,6 +174,7 @@ class EventAnalyser:
         analyses: list[EventAnalysis] = []
         for future in futures:
             analyses.extend(future.result())
+        self._record_workers()
         return analyses
 
     def _started_pool(self) -> ProcessPoolExecutor:
@@ -176,16 +182,36 @@ class EventAnalyser:
             if self._closed:
                 raise RuntimeError("the event analyser is closed")
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(max_workers=self._workers, mp_context=_context())
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self._workers,
+                    mp_context=_context(),
+                    initializer=exit_with,
+                    initargs=(os.getpid(),),
+                )
             return self._pool
 
     def start(self) -> None:
-        """Start the worker processes now, so the first large capture does not wait for them."""
+        """End the workers a crashed service left behind, then start this one's now, so
+        the first large capture does not wait for them."""
         if self._workers < 1 or self._closed:
             return
+        if self._records is not None:
+            self._records.clean_up()
         pool = self._started_pool()
         for _ in range(self._workers):
-            pool.submit(analyse_events, [], {}, ())
+            warm_up = pool.submit(analyse_events, [], {}, ())
+            warm_up.add_done_callback(lambda _: self._record_workers())
+
+    def _record_workers(self) -> None:
+        # The pool starts workers as work comes and replaces a broken pool: note the
+        # workers whenever they are not those noted last.
+        if self._records is None:
+            return
+        with self._recording:
+            pids = self.worker_pids()
+            if pids != self._recorded:
+                self._recorded = pids
+                self._records.record(pids)
 
     def worker_pids(self) -> list[int]:
         """The process IDs of the running workers; empty until a large capture or `start`."""
@@ -210,3 +236,5 @@ class EventAnalyser:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+        if self._records is not None:
+            self._records.forget()

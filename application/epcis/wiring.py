@@ -2,6 +2,7 @@
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from application.access.accountability import AccessService
 from application.access.event_scope import EventScopes
@@ -24,6 +25,7 @@ from application.items.service import ItemsService
 from domain.access.outbound_targets import parse_allow_list
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now
+from infrastructure.worker_processes import WorkerRecords
 from projections.epcis.company_prefixes import CompanyPrefixReader
 from projections.epcis.event_reader import EpcisEventReader
 from projections.epcis.event_values import EventValueReader
@@ -63,7 +65,9 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
     """The EPCIS use cases over the event store and the query tables."""
     settings = core.settings
     read_models = ReadModels(core.database)
-    analyser = EventAnalyser(settings.capture_workers)
+    analyser = EventAnalyser(
+        settings.capture_workers, WorkerRecords(Path(settings.run_dir), "analysis-workers")
+    )
     capture = CaptureService(
         core.store,
         DocumentValidator(),
@@ -75,6 +79,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         core.blocking,
         max_events=settings.capture_max_events,
         read_your_writes_timeout=settings.read_your_writes_timeout,
+        metrics=core.metrics,
     )
     event_reader = EpcisEventReader(core.database)
     tokens = PageTokens(core.secret.encode())
@@ -115,6 +120,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         epc_formats,
         scopes=scopes,
         xml=xml,
+        metrics=core.metrics,
     )
     core.background.every("subscriptions", settings.flow_poll_interval, subscriptions.deliver_due)
     return EpcisCapability(

@@ -1,14 +1,18 @@
 """The projection runner: exactly once, across crashes, concurrent runners and replays."""
 
+import dataclasses
 import threading
 from typing import Any
 
 import pytest
 
 from application.runtime import Tracepoint
+from domain.collections.schema import FieldType
 from domain.epcis.captured_event import CapturedEvent
 from infrastructure.settings import Settings
 from projections.epcis.events import EpcisEventsProjection
+from projections.items.records import RecordsProjection
+from projections.projection import Projection
 from tests.conftest import make_settings
 from tests.epcis.documents import object_event
 
@@ -331,3 +335,53 @@ def test_tables_from_before_shapes_were_recorded_are_rebuilt(small_batches: Sett
     upgraded.projections.catch_up()
     assert count(upgraded, "epcis_events") == 2
     upgraded.close()
+
+
+def made_tables(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The projections whose `create_tables` runs from now on, by name."""
+    made: list[str] = []
+    original = Projection.create_tables
+
+    def noting(self: Projection, conn: Any) -> None:
+        made.append(self.name)
+        original(self, conn)
+
+    monkeypatch.setattr(Projection, "create_tables", noting)
+    return made
+
+
+def test_a_start_skips_the_ddl_of_tables_made_as_they_are_now(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Tracepoint(small_batches).close()
+    made = made_tables(monkeypatch)
+    again = Tracepoint(small_batches)
+    assert made == []
+    again.close()
+
+
+def test_a_start_remakes_the_search_index_of_a_collection_whose_search_fields_changed(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Tracepoint(small_batches).close()
+    original = RecordsProjection.__init__
+
+    def searching_one_field(self: RecordsProjection, collections: Any) -> None:
+        original(self, collections)
+        first = self.searched[0]
+        [text, *_] = [f.name for f in first.fields if f.type == FieldType.STRING]
+        # Another search field: the same tables, another search index.
+        self.searched = (dataclasses.replace(first, search=(text,)), *self.searched[1:])
+
+    monkeypatch.setattr(RecordsProjection, "__init__", searching_one_field)
+    made = made_tables(monkeypatch)
+    Tracepoint(small_batches).close()
+    assert made == [RecordsProjection.name]
+
+
+def test_a_replay_makes_every_table_again(small_batches: Settings) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(3))
+    service.projections.rebuild()
+    assert count(service, "epcis_events") == 3
+    service.close()
