@@ -134,6 +134,28 @@ async def test_a_query_goes_to_the_replica_once_it_has_replayed_the_callers_writ
     assert sessions[0] >= 1
 
 
+async def test_the_metrics_count_reads_by_where_they_went(
+    clusters: tuple[Cluster, Cluster], standby: Cluster, aiohttp_client: Any
+) -> None:
+    primary, _ = clusters
+    settings = make_settings(
+        primary.url(), database_replica_urls=standby.url(), secret="replicas", metrics_enabled=True
+    )
+    tracepoint = Tracepoint(settings)
+    await tracepoint.start()
+    try:
+        client: Client = await aiohttp_client(create_app(tracepoint, manage_lifecycle=False))
+        await found(client, _epc())
+        response = await client.get("/metrics", headers=AS_CAPTURED)
+        assert response.status == 200, await response.text()
+        text = await response.text()
+        served = counts(tracepoint)
+        assert f'tracepoint_replica_reads_total{{target="replica-0"}} {served.replica[0]}' in text
+        assert 'tracepoint_replica_reads_total{target="primary"}' in text
+    finally:
+        await tracepoint.stop()
+
+
 async def test_a_next_page_is_read_on_the_primary_whose_snapshot_its_token_holds(
     clusters: tuple[Cluster, Cluster], service: Tracepoint, client: Client
 ) -> None:
