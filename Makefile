@@ -50,8 +50,10 @@ layers: $(STAMP)
 # `make unit PYTEST_WORKERS=0` runs them in this process.
 PYTEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 2)")
 
+# loadgroup: a module marked `xdist_group` (its own processes or PostgreSQL clusters,
+# made once per module) runs in one worker, not once in each.
 unit: $(STAMP) $(SDK_MODULES)
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS)
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 test: lint typecheck layers unit
 

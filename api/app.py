@@ -17,6 +17,7 @@ from api.keys import TRACEPOINT
 from api.logs.context import echo_request_id, request_context
 from api.middleware import errors
 from api.openapi import routes as openapi
+from api.read_routing import read_your_writes
 from api.security_headers import add_security_headers
 from application.runtime import Tracepoint
 
@@ -38,6 +39,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
             epcis_negotiation,
             epcis_discovery,
             platform_authentication,
+            read_your_writes,
         ],
         client_max_size=tracepoint.settings.capture_max_bytes + 1,
     )

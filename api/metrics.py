@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from datetime import datetime
 
 from aiohttp import web
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from api.keys import service
@@ -120,6 +120,7 @@ class StateCollector(Collector):
         yield from self._subscriptions(state)
         yield from self._codes(state)
         yield from self._pool(state)
+        yield from self._replica_reads(state)
         unreadable = GaugeMetricFamily(
             "tracepoint_metrics_unreadable",
             "1 for each part of the state this scrape could not read (see the log).",
@@ -286,6 +287,22 @@ class StateCollector(Collector):
             "Requests waiting for a connection of the full pool.",
             value=pool.waiting,
         )
+
+    @staticmethod
+    def _replica_reads(state: ServiceState) -> Iterator[Metric]:
+        counts = state.replica_reads
+        if counts is None:
+            return
+        reads = CounterMetricFamily(
+            "tracepoint_replica_reads",
+            "Routed read transactions of this process, by where they went: a replica "
+            "(by its place in TRACEPOINT_DATABASE_REPLICA_URLS) or the primary.",
+            labels=["target"],
+        )
+        for index, count in enumerate(counts.replica):
+            reads.add_metric([f"replica-{index}"], count)
+        reads.add_metric(["primary"], counts.primary)
+        yield reads
 
 
 def _unix_time(text: str | None) -> float | None:

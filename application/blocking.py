@@ -1,6 +1,7 @@
 """Running the synchronous store and database work off the event loop."""
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,9 +19,11 @@ class BlockingRunner:
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tracepoint")
 
     async def run(self, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run `func` in the pool and await its result."""
+        """Run `func` in the pool, in a copy of the caller's context (a routed read holds
+        there where its queries go), and await its result."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(func, *args, **kwargs))
+        call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+        return await loop.run_in_executor(self._executor, call)
 
     def close(self) -> None:
         """Wait for running work and stop the threads."""

@@ -9,6 +9,7 @@ from application.background import Background
 from application.blocking import BlockingRunner
 from application.monitoring import Metrics, NoMetrics
 from application.read_model_follower import ReadModelFollower
+from application.read_routing import ReadRouting
 from domain.collections.schema import Schema
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
@@ -41,6 +42,8 @@ class Core:
     passwords: Passwords
     #: Signs page tokens and access tokens.
     secret: str
+    #: Where read requests' queries go (replicas or the primary).
+    reads: ReadRouting
     #: Where the use cases count captures, deliveries and codes.
     metrics: Metrics = field(default_factory=NoMetrics)
     #: Seconds since the epoch, as sign-in limits, locks and sessions read them (tests

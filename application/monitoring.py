@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Protocol, TypeVar
 
 from infrastructure.database import Database, PoolStats
+from infrastructure.replicas import ReplicaCounts
 from projections.monitoring import FlowRow, MonitoringReader, StatusRow, SubscriptionRow
 from projections.runner import ProjectionLag, ProjectionRunner
 
@@ -71,6 +72,8 @@ class ServiceState:
     identifier_jobs: list[StatusRow] | None = None
     reservations: list[StatusRow] | None = None
     pool: PoolStats | None = None
+    #: Routed reads served by each replica and by the primary (None: no replicas).
+    replica_reads: ReplicaCounts | None = None
     failed: list[str] = field(default_factory=list)
 
 
@@ -102,8 +105,16 @@ class StateReader:
             identifier_jobs=self._part("identifier_jobs", self._reader.identifier_jobs, failed),
             reservations=self._part("reservations", self._reader.reservations, failed),
             pool=self._part("database_pool", self._database.pool_stats, failed),
+            replica_reads=self._replica_reads(),
             failed=failed,
         )
+
+    def _replica_reads(self) -> ReplicaCounts | None:
+        replicas = self._database.replicas
+        if replicas is None:
+            return None
+        counts = replicas.counts
+        return ReplicaCounts(list(counts.replica), counts.primary)
 
     @staticmethod
     def _part(name: str, read: Callable[[], T], failed: list[str]) -> T | None:

@@ -4,7 +4,7 @@ and starts and stops them."""
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from application.access.bootstrap import (
     AdminBootstrap,
@@ -28,6 +28,7 @@ from application.items.rules import BulkItems, CollectionRules
 from application.items.wiring import ItemsCapability, build_items
 from application.monitoring import Metrics, NoMetrics, StateReader
 from application.read_model_follower import ReadModelFollower
+from application.read_routing import ReadRouting
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
@@ -38,6 +39,7 @@ from infrastructure.passwords import Passwords
 from infrastructure.reference_data import REFERENCE_LISTS, reference_rows
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
+from infrastructure.write_positions import WritePositions
 from projections.access.reader import AccessReader
 from projections.codes.scans import CodeScansProjection
 from projections.codes.unique_codes import UniqueCodesProjection
@@ -47,7 +49,7 @@ from projections.epcis.master_data import MasterDataProjection
 from projections.items.history import HistoryProjection
 from projections.items.records import RecordsProjection
 from projections.items.references import ReferenceProjection
-from projections.runner import ProjectionRunner
+from projections.runner import SCHEMA_LOCK, ProjectionRunner
 
 
 @dataclass(frozen=True)
@@ -97,10 +99,15 @@ def build_core(
 ) -> Core:
     """Open the database and the store, and make sure their tables exist."""
     url = DatabaseUrl.parse(settings.database_url)
-    database = Database(url, pool_size=settings.database_pool_size)
+    database = Database(
+        url,
+        pool_size=settings.database_pool_size,
+        replicas=_replicas(url, settings.replica_urls),
+        replica_max_lag=settings.database_replica_max_lag,
+    )
     # Processes starting together on one PostgreSQL would race to create the same
     # tables and types; they take turns instead.
-    with database.exclusive("tracepoint-schema"):
+    with database.exclusive(SCHEMA_LOCK):
         store = EventStore(url)
         projections = build_projection_runner(
             store, database, settings.projection_batch_size, settings.multi_tenant
@@ -109,6 +116,7 @@ def build_core(
         instance = InstanceStore(database)
         sessions = SessionStore(database)
         attempts = AttemptStore(database)
+        positions = WritePositions(database) if database.replicas else None
     blocking = BlockingRunner(workers=settings.database_pool_size)
     secret = (
         settings.secret.get_secret_value()
@@ -131,9 +139,24 @@ def build_core(
         access_reader=access_reader,
         passwords=Passwords(settings.password_hash_time_cost, settings.password_hash_memory_kib),
         secret=secret,
+        reads=ReadRouting(positions, blocking),
         metrics=metrics or NoMetrics(),
         clock=clock,
     )
+
+
+def _replicas(primary: DatabaseUrl, urls: list[str]) -> list[DatabaseUrl]:
+    """The replicas' URLs, parsed; only a PostgreSQL primary has replicas."""
+    replicas = [DatabaseUrl.parse(u) for u in urls]
+    if replicas and (
+        primary.backend != "postgresql" or any(r.backend != "postgresql" for r in replicas)
+    ):
+        raise ValueError(
+            "TRACEPOINT_DATABASE_REPLICA_URLS: replicas are PostgreSQL streaming replicas "
+            "of a PostgreSQL TRACEPOINT_DATABASE_URL"
+        )
+    # A replica keeps the primary's tables in the same schema.
+    return [replace(r, schema=primary.schema) for r in replicas]
 
 
 class Tracepoint:

@@ -20,6 +20,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from infrastructure.database_url import DatabaseUrl
+from infrastructure.replicas import Replicas, current_route
 
 Row = tuple[Any, ...]
 
@@ -124,6 +125,12 @@ class Connection:
         if self.dialect.name == "postgresql":
             self._raw.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(name),))
 
+    def lock_shared(self, name: str) -> None:
+        """Wait while another transaction or session holds `name` exclusively (`lock`,
+        `Database.exclusive`); holders of the shared lock do not wait for each other."""
+        if self.dialect.name == "postgresql":
+            self._raw.execute("SELECT pg_advisory_xact_lock_shared(%s)", (lock_key(name),))
+
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a query."""
         return list(self._raw.execute(self.dialect.render(sql), params).fetchall())
@@ -182,7 +189,13 @@ class PoolStats:
 class Database:
     """A pool of connections to the read-model database; each use is one transaction."""
 
-    def __init__(self, url: DatabaseUrl, pool_size: int = 8) -> None:
+    def __init__(
+        self,
+        url: DatabaseUrl,
+        pool_size: int = 8,
+        replicas: Sequence[DatabaseUrl] = (),
+        replica_max_lag: float = 30.0,
+    ) -> None:
         self.url = url
         self._closed = False
         #: Names this process holds through `try_exclusive`.
@@ -220,6 +233,8 @@ class Database:
                 open=True,
                 name="tracepoint-read-models",
             )
+        #: Streaming replicas of a PostgreSQL primary that routed reads may use.
+        self.replicas = Replicas(replicas, pool_size, replica_max_lag) if replicas else None
 
     def _sqlite_connection(self) -> sqlite3.Connection:
         try:
@@ -285,6 +300,22 @@ class Database:
             conn.execute("COMMIT")
         finally:
             self._sqlite_pool.put(conn)
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """A read-only transaction for a query: on a replica inside a routed read when
+        one has caught up with the caller (see `infrastructure.replicas`), else here."""
+        route = current_route()
+        if self.replicas is None or route is None or route.target == -1:
+            with self.transaction(write=False) as conn:
+                yield conn
+            return
+        with self.replicas.connection(route) as raw:
+            if raw is not None:
+                yield Connection(raw, self.dialect)
+                return
+        with self.transaction(write=False) as conn:
+            yield conn
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
@@ -367,6 +398,8 @@ class Database:
         if self._closed:
             return
         self._closed = True
+        if self.replicas is not None:
+            self.replicas.close()
         if self._pg_pool is not None:
             self._pg_pool.close()
         else:

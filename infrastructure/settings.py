@@ -339,6 +339,24 @@ class Settings(BaseSettings):
         raw = self.metrics_tokens.get_secret_value()
         return tuple(t.strip() for t in raw.split(",") if t.strip())
 
+    # -- read replicas ---------------------------------------------------------------
+    database_replica_urls: str = Field(
+        default="",
+        description="Comma-separated postgresql:// URLs of streaming replicas of the "
+        "database; read requests (events, items, lists) go to one that has replayed the "
+        "caller's last write, else to the primary.",
+    )
+    database_replica_max_lag: float = Field(
+        default=30.0,
+        gt=0,
+        description="Seconds a replica may lag behind the primary before reads skip it.",
+    )
+
+    @property
+    def replica_urls(self) -> list[str]:
+        """The replicas' URLs, in order of preference."""
+        return [u.strip() for u in self.database_replica_urls.split(",") if u.strip()]
+
 
 def default_public_url(host: str, port: int) -> str:
     """`http://host:port`, with a wildcard host replaced by the loopback address: a

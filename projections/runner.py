@@ -26,7 +26,13 @@ _SHAPES_DDL = (
     "CREATE TABLE IF NOT EXISTS projection_shapes (name TEXT PRIMARY KEY, shape TEXT NOT NULL)"
 )
 
-#: What each projection's tables were last made or checked with (`_build_text`), as a
+#: Held exclusively while tables are made or dropped (start-up, replay), shared by every
+#: batch of rows: on PostgreSQL, `CREATE INDEX IF NOT EXISTS` locks its table even when
+#: the index exists, so a process starting while another projects would lock tables in
+#: another order than the projection writes them, and the two deadlock.
+SCHEMA_LOCK = "tracepoint-schema"
+
+#: What each projection's tables were last made or checked with (`_build`), as a
 #: digest: while it stays the same, a start skips the projection's DDL and index checks.
 _BUILDS_DDL = (
     "CREATE TABLE IF NOT EXISTS projection_builds (name TEXT PRIMARY KEY, build TEXT NOT NULL)"
@@ -354,6 +360,7 @@ class ProjectionRunner:
     ) -> None:
         """Move every projection of `group` from `old` to `new` and apply its share of
         `events`, in the caller's transaction."""
+        conn.lock_shared(SCHEMA_LOCK)
         # Claim the batch first, in one order everywhere: a racing runner blocks on the
         # first position, then fails its guard, before it has written a single row.
         for projection in sorted(group, key=lambda p: p.name):
@@ -399,6 +406,7 @@ class ProjectionRunner:
             # One transaction: a reader or another runner sees the old tables or the
             # new empty ones, never a moment without them.
             with self._db.transaction() as conn:
+                conn.lock(SCHEMA_LOCK)
                 for projection in self.projections:
                     projection.drop_tables(conn)
                 conn.execute("DROP TABLE IF EXISTS projection_positions")

@@ -257,7 +257,7 @@ class EpcisEventReader:
             sql, params = field_order_page(
                 query.order_field, where, params, limit, query.descending, after
             )
-            with self._db.transaction(write=False) as conn:
+            with self._db.reading() as conn:
                 rows = conn.fetchall(sql, params)
             return [PageRow(int(r[0]), row_sort_key(r[1], r[2], r[3]), r[4], r[5]) for r in rows]
         column = _ORDER_COLUMN[query.order_by]
@@ -282,7 +282,7 @@ class EpcisEventReader:
         return self._rows(sql, params)
 
     def _rows(self, sql: str, params: list[Any]) -> list[PageRow]:
-        with self._db.transaction(write=False) as conn:
+        with self._db.reading() as conn:
             rows = conn.fetchall(sql, params)
         return [PageRow(int(r[0]), _sort_key(r[1]), r[2], r[3]) for r in rows]
 
@@ -295,7 +295,7 @@ class EpcisEventReader:
 
     def snapshot(self) -> int:
         """The newest log position the query tables hold."""
-        with self._db.transaction(write=False) as conn:
+        with self._db.reading() as conn:
             value = conn.fetchval("SELECT MAX(position) FROM epcis_events")
         return int(value or 0)
 
@@ -312,7 +312,7 @@ class EpcisEventReader:
         where = ["e.position > ?", "e.position <= ?", *build_where(self._db.dialect, query, params)]
         if scope is not None:
             where.append(self._any_of(scope, params))
-        with self._db.transaction(write=False) as conn:
+        with self._db.reading() as conn:
             return int(
                 conn.fetchval(
                     f"SELECT COUNT(*) FROM epcis_events e WHERE {' AND '.join(where)}", params
@@ -323,7 +323,7 @@ class EpcisEventReader:
         """The log position just before the first event recorded after `record_time`
         (microseconds), or the newest position when there is none: a cursor there
         delivers every event recorded after that time."""
-        with self._db.transaction(write=False) as conn:
+        with self._db.reading() as conn:
             first = conn.fetchval(
                 "SELECT MIN(position) FROM epcis_events WHERE record_time > ?", (record_time,)
             )

@@ -132,7 +132,7 @@ class ItemReader:
             path in (collection.sort_field, collection.primary_key) for path, _ in query.sort
         )
         window = query.limit + query.offset if query.limit and in_index_order else None
-        with self._db.transaction(write=False) as conn:
+        with self._db.reading() as conn:
             where, params = self._where(
                 conn, collection, query, restrict, keys, allowed_fields, rules, window
             )
@@ -168,7 +168,7 @@ class ItemReader:
             allowed_fields=allowed_fields,
         )
         rules = self._rule_book(collection, restrict, restrict_related)
-        with self._db.transaction(write=False) as conn:
+        with self._db.reading() as conn:
             where, params = self._where(
                 conn, collection, query, restrict, keys, allowed_fields, rules
             )
@@ -210,7 +210,7 @@ class ItemReader:
         ]
         select_list = ", ".join(f"{sql} AS c{index}" for index, sql in enumerate(outputs))
         limit = _NO_LIMIT if query.limit is None else query.limit
-        with self._db.transaction(write=False) as conn:
+        with self._db.reading() as conn:
             where, params = self._where(
                 conn, collection, query, restrict, keys, allowed_fields, rules
             )
@@ -253,7 +253,7 @@ class ItemReader:
         where, params = compile_filter(checked, collection, self._schema, self._db.dialect)
         pk = collection.primary_key
         sql = f'SELECT t."{pk}" FROM "{collection.table}" AS t WHERE {where} ORDER BY t."{pk}"'
-        with self._db.transaction(write=False) as conn:
+        with self._db.reading() as conn:
             rows = conn.fetchall(sql, params)
         return [decode(collection.key, row[0]) for row in rows]
 
@@ -263,7 +263,7 @@ class ItemReader:
         if collection.key.type is not FieldType.INTEGER:
             raise ValueError(f"{collection_name} has no integer primary key")
         sql = f'SELECT MAX("{collection.primary_key}") FROM "{collection.table}"'
-        with self._db.transaction(write=False) as conn:
+        with self._db.reading() as conn:
             return int(conn.fetchval(sql) or 0)
 
     def _rule_book(
