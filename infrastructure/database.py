@@ -169,6 +169,17 @@ def _enable_wal(path: str, seconds: float = 30.0) -> None:
         time.sleep(0.01)
 
 
+def _unlock(raw: psycopg.Connection[Any], key: int) -> None:
+    """Release a session advisory lock. A session that was lost (the server went away)
+    released it with itself: the work it guarded, done by then, does not fail for that."""
+    try:
+        raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        raw.commit()
+    except psycopg.OperationalError:
+        if not raw.broken and not raw.closed:
+            raise
+
+
 class Database:
     """A pool of connections to the read-model database; each use is one transaction."""
 
@@ -275,8 +286,7 @@ class Database:
             try:
                 yield
             finally:
-                raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
-                raw.commit()
+                _unlock(raw, key)
 
     @contextmanager
     def try_exclusive(self, name: str) -> Iterator[bool]:
@@ -305,8 +315,7 @@ class Database:
                 try:
                     yield True
                 finally:
-                    raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
-                    raw.commit()
+                    _unlock(raw, key)
         finally:
             with self._held_lock:
                 self._held.discard(name)
@@ -324,6 +333,12 @@ class Database:
             return
         with self._pg_pool.connection() as raw:
             raw.execute(f"ANALYZE {', '.join(tables)}")
+
+    def drop_broken_connections(self) -> None:
+        """Test the idle pooled connections and replace those that no longer work (after
+        an outage), so the next transaction gets a live one (PostgreSQL)."""
+        if self._pg_pool is not None and not self._closed:
+            self._pg_pool.check()
 
     def ping(self) -> None:
         """Raise if the database cannot answer a trivial query."""
