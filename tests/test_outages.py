@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+import psycopg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -294,3 +295,50 @@ def test_each_background_worker_logs_one_line_when_the_outage_starts_and_one_whe
         assert len(mine) == 2, mine
         assert "unavailable" in mine[0]
         assert "is back" in mine[1]
+
+
+async def test_requests_right_after_a_restart_get_live_connections_not_503(
+    cluster: Cluster,
+) -> None:
+    # No background work and a slow follower: nothing notices the restart before the
+    # requests do, so every pooled connection is one the server dropped.
+    with psycopg.connect(cluster.url(), autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA IF NOT EXISTS restart")
+    settings = make_settings(cluster.url() + "?schema=restart", projection_poll_interval=60)
+    service = Tracepoint(settings)
+    await service.start()
+    client = TestClient(TestServer(create_app(service, manage_lifecycle=False)))
+    await client.start_server()
+    try:
+        await _warm_the_pools(client)
+        await asyncio.to_thread(cluster.stop)
+        await asyncio.to_thread(cluster.start)
+        # The capture first: it is not retried, so it must get a live connection at once.
+        capture = await client.post(
+            "/v2/epcis/capture",
+            data=orjson.dumps(document(object_event())),
+            headers={**AUTH, "Content-Type": "application/json"},
+        )
+        query = await client.get("/v2/epcis/events", headers=AS_CAPTURED)
+        items = await client.get("/items/epcis_queries", headers=AUTH)
+        assert (query.status, items.status, capture.status) == (200, 200, 201), [
+            await r.text() for r in (query, items, capture)
+        ]
+    finally:
+        await client.close()
+        await service.stop()
+
+
+async def _warm_the_pools(client: TestClient[Any, Any]) -> None:
+    """Several connections in each pool, by concurrent requests."""
+    await asyncio.gather(
+        *(client.get("/v2/epcis/events", headers=AS_CAPTURED) for _ in range(6)),
+        *(
+            client.post(
+                "/v2/epcis/capture",
+                data=orjson.dumps(document(object_event())),
+                headers={**AUTH, "Content-Type": "application/json"},
+            )
+            for _ in range(3)
+        ),
+    )
