@@ -2,10 +2,11 @@
 
 from aiohttp import web
 
-from api import server
-from api.access import auth, me, system_collections, user_flows
+from api import metrics, server
+from api.access import auth, me, pages, system_collections, user_flows
 from api.access.authentication import platform_authentication
 from api.codes import resolver
+from api.cors import cors, install_cors
 from api.epcis import capture, queries, resources, subscriptions
 from api.epcis.authentication import epcis_authentication
 from api.epcis.discovery import epcis_discovery
@@ -13,8 +14,10 @@ from api.epcis.negotiation import epcis_negotiation
 from api.flows import outbound, publish_lot
 from api.items import collections, discovery, files, history, v1_lists
 from api.keys import TRACEPOINT
+from api.logs.context import echo_request_id, request_context
 from api.middleware import errors
 from api.openapi import routes as openapi
+from api.security_headers import add_security_headers
 from application.runtime import Tracepoint
 
 
@@ -22,8 +25,14 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     """Routes, middlewares and, unless the caller manages it, start-up and shut-down."""
     # The body limit is enforced per route (capture answers 413 with the limit); this is
     # only the outer bound aiohttp applies when a handler reads a whole body at once.
+    # Around all but the request context, so it times and counts the answer the client
+    # gets; only when served.
+    measured = [metrics.request_metrics] if tracepoint.settings.metrics_enabled else []
     app = web.Application(
         middlewares=[
+            request_context,
+            *measured,
+            cors,
             errors,
             epcis_authentication,
             epcis_negotiation,
@@ -33,9 +42,12 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
         client_max_size=tracepoint.settings.capture_max_bytes + 1,
     )
     app[TRACEPOINT] = tracepoint
+    app.on_response_prepare.extend((echo_request_id, add_security_headers))
+    install_cors(app)
     # `/users/me` and `/permissions/me` before the collections' `/{key}` routes.
     platform = (
         auth.routes,
+        pages.routes,
         user_flows.routes,
         me.routes,
         v1_lists.routes,
@@ -43,7 +55,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
         publish_lot.routes,
     )
     epcis = (capture.routes, queries.routes, resources.routes, subscriptions.routes)
-    for table in (server.routes, openapi.routes, *epcis, *platform):
+    for table in (server.routes, metrics.routes, openapi.routes, *epcis, *platform):
         app.add_routes(table)
     system_collections.add_routes(app)
     files.add_routes(app)

@@ -1,48 +1,95 @@
 """The `tracepoint` command: serve the API, rebuild the read models."""
 
-import logging
+import socket
+import sys
+from typing import NoReturn
 
 import typer
 from aiohttp import web
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.logs.formats import configure_logging
+from application.startup import (
+    StartupFailed,
+    check_reachable,
+    load_settings,
+    open_listeners,
+    shown_database_url,
+)
 
 cli = typer.Typer(
-    help="Tracepoint: an event-sourced GS1 EPCIS 2.0 repository.", no_args_is_help=True
+    help="Tracepoint: an event-sourced GS1 EPCIS 2.0 repository.",
+    no_args_is_help=True,
+    # A traceback's local variables can hold passwords and tokens.
+    pretty_exceptions_show_locals=False,
 )
 console = Console()
+
+
+def _fail(error: StartupFailed) -> NoReturn:
+    """One line on stderr and a non-zero exit: no traceback for an operator's mistake."""
+    sys.stderr.write(f"tracepoint: {error}\n")
+    raise typer.Exit(code=1)
 
 
 @cli.command()
 def serve() -> None:
     """Start the HTTP service (settings from TRACEPOINT_* environment variables)."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    tracepoint = Tracepoint.from_environment()
-    settings = tracepoint.settings
+    configure_logging()  # masked from the first line; in the format asked for below
+    try:
+        settings = load_settings()
+        configure_logging(settings.log_format, settings.log_level)
+        # Before anything is created: a start that fails here leaves no admin behind
+        # whose credentials nobody saw.
+        listeners = open_listeners(settings)
+        check_reachable(settings)
+    except StartupFailed as error:
+        _fail(error)
+    # Imported once the checks passed: a failing start answers in a moment.
+    from api.app import create_app
+    from api.first_start import first_start_notice
+    from api.logs.access import AccessLogger
+    from application.runtime import Tracepoint
+
+    tracepoint = Tracepoint(settings)
     app = create_app(tracepoint)
 
-    async def announce(app: web.Application) -> None:
-        credentials = tracepoint.bootstrap_credentials
-        if credentials is not None and credentials.generated:
-            console.print(
-                "[bold]Created the bootstrap admin. These credentials are shown only once:[/]"
-            )
-            console.print(f"  email:        {credentials.email}")
-            console.print(f"  password:     {credentials.password}")
-            console.print(f"  static token: {credentials.token}")
+    def listening(_message: str) -> None:
+        # aiohttp calls this once its sockets accept connections: the credentials come
+        # last, after the start-up logs, where they are seen.
+        print(
+            f"Tracepoint listening on {', '.join(_address(s) for s in listeners)} "
+            f"(PUBLIC_URL {settings.public_url}, database {shown_database_url(settings)})",
+            flush=True,
+        )
+        notice = first_start_notice(
+            tracepoint.bootstrap_credentials,
+            tracepoint.first_credentials,
+            tracepoint.first_credentials_error,
+            settings.public_url,
+        )
+        print(notice, end="", flush=True)
 
-    app.on_startup.append(announce)
-    console.print(f"Tracepoint on http://{settings.host}:{settings.port} ({settings.database_url})")
-    web.run_app(app, host=settings.host, port=settings.port, print=None)
+    web.run_app(app, sock=listeners, print=listening, access_log_class=AccessLogger)
+
+
+def _address(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 @cli.command()
 def replay() -> None:
     """Drop every read model and rebuild it from the event store."""
-    tracepoint = Tracepoint.from_environment()
+    try:
+        settings = load_settings()
+        check_reachable(settings)
+    except StartupFailed as error:
+        _fail(error)
+    from application.runtime import Tracepoint
+
+    tracepoint = Tracepoint(settings)
     total = tracepoint.store.max_position()
     with Progress(
         "[progress.description]{task.description}",

@@ -1,10 +1,13 @@
 """What every capability is built on: the database, the event store, the projections and
 the runners. The composition root makes it once; each capability's builder takes it."""
 
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from application.background import Background
 from application.blocking import BlockingRunner
+from application.monitoring import Metrics, NoMetrics
 from application.read_model_follower import ReadModelFollower
 from domain.collections.schema import Schema
 from infrastructure.attempt_store import AttemptStore
@@ -38,6 +41,11 @@ class Core:
     passwords: Passwords
     #: Signs page tokens and access tokens.
     secret: str
+    #: Where the use cases count captures, deliveries and codes.
+    metrics: Metrics = field(default_factory=NoMetrics)
+    #: Seconds since the epoch, as sign-in limits, locks and sessions read them (tests
+    #: pass their own to move time on).
+    clock: Callable[[], float] = time.time
 
     @property
     def link_base(self) -> str:

@@ -3,12 +3,15 @@ and starts and stops them."""
 
 import asyncio
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from application.access.bootstrap import (
     AdminBootstrap,
     BootstrapCredentials,
 )
+from application.access.first_credentials import FirstCredentials
 from application.access.wiring import (
     AccessCapability,
     admin_guard,
@@ -24,12 +27,14 @@ from application.flows.wiring import FlowsCapability, build_flows
 from application.items.catalogue import build_schema, record_collections
 from application.items.rules import BulkItems, CollectionRules
 from application.items.wiring import ItemsCapability, build_items
+from application.monitoring import Metrics, NoMetrics, StateReader
 from application.read_model_follower import ReadModelFollower
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.event_store import EventStore
 from infrastructure.instance_store import InstanceStore
+from infrastructure.metrics import PrometheusMetrics
 from infrastructure.passwords import Passwords
 from infrastructure.reference_data import REFERENCE_LISTS, reference_rows
 from infrastructure.session_store import SessionStore
@@ -92,7 +97,11 @@ def _drop_broken_connections(database: Database, store: EventStore) -> None:
     store.drop_broken_connections()
 
 
-def build_core(settings: Settings) -> Core:
+def build_core(
+    settings: Settings,
+    metrics: Metrics | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Core:
     """Open the database and the store, and make sure their tables exist."""
     url = DatabaseUrl.parse(settings.database_url)
     database = Database(url, pool_size=settings.database_pool_size)
@@ -132,20 +141,26 @@ def build_core(settings: Settings) -> Core:
         access_reader=access_reader,
         passwords=Passwords(settings.password_hash_time_cost, settings.password_hash_memory_kib),
         secret=secret,
+        metrics=metrics or NoMetrics(),
+        clock=clock,
     )
 
 
 class Tracepoint:
     """One running service: the shared core, the capabilities, start and stop."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time) -> None:
         self.settings = settings
-        self.core = core = build_core(settings)
+        # Counted whether or not /metrics is served: a counter costs about a microsecond.
+        # A registry of this instance's own: tests run many services in one process.
+        self.metrics = PrometheusMetrics()
+        self.core = core = build_core(settings, self.metrics, clock)
         self.database = core.database
         self.store = core.store
         self.projections = core.projections
         self.blocking = core.blocking
         self.follower = core.follower
+        self.state = StateReader(core.projections, core.database)
         # Each capability adds the rules of its collections (and codes its bulk storage);
         # the items service reads both registries at each call.
         rules: dict[str, CollectionRules] = {}
@@ -159,6 +174,9 @@ class Tracepoint:
             rules.update(capability.rules)
         bulk.update(self.codes.bulk)
         self.bootstrap_credentials: BootstrapCredentials | None = None
+        self.first_credentials = FirstCredentials(settings)
+        #: Why the generated credentials could not be kept in their file, if they could not.
+        self.first_credentials_error: str | None = None
 
     @classmethod
     def from_environment(cls) -> "Tracepoint":
@@ -174,6 +192,9 @@ class Tracepoint:
             settings.admin_password.get_secret_value() if settings.admin_password else None,
             settings.admin_token.get_secret_value() if settings.admin_token else None,
         )
+        if self.bootstrap_credentials is not None and self.bootstrap_credentials.generated:
+            # Kept at once: whatever happens to this start, the next one can point at them.
+            self.first_credentials_error = self.first_credentials.keep(self.bootstrap_credentials)
         await self.blocking.run(migrate_named_queries, self.store, self.core.instance)
         await self.follower.start()
         self.epcis.analyser.start()

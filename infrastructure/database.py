@@ -192,6 +192,16 @@ def _unlock(raw: psycopg.Connection[Any], key: int) -> None:
             raise
 
 
+@dataclass(frozen=True)
+class PoolStats:
+    """How the connection pool is used right now."""
+
+    size: int
+    in_use: int
+    max_size: int
+    waiting: int
+
+
 class Database:
     """A pool of connections to the read-model database; each use is one transaction."""
 
@@ -210,6 +220,8 @@ class Database:
             self._sqlite_all: list[sqlite3.Connection] = []
             self._sqlite_lock = threading.Lock()
             self._pool_size = pool_size
+            #: Threads waiting for a connection of the full pool (read by `pool_stats`).
+            self._sqlite_waiting = 0
             self._pg_pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         else:
             self.dialect = POSTGRESQL
@@ -267,7 +279,27 @@ class Database:
                 conn.execute("PRAGMA busy_timeout=30000")
                 self._sqlite_all.append(conn)
                 return conn
-        return self._sqlite_pool.get(timeout=60)
+            self._sqlite_waiting += 1
+        try:
+            return self._sqlite_pool.get(timeout=60)
+        finally:
+            with self._sqlite_lock:
+                self._sqlite_waiting -= 1
+
+    def pool_stats(self) -> PoolStats:
+        """Connections open, in use and allowed, and requests waiting for one."""
+        if self._pg_pool is not None:
+            stats = self._pg_pool.get_stats()
+            size = stats.get("pool_size", 0)
+            return PoolStats(
+                size=size,
+                in_use=size - stats.get("pool_available", 0),
+                max_size=stats.get("pool_max", 0),
+                waiting=stats.get("requests_waiting", 0),
+            )
+        with self._sqlite_lock:
+            size, waiting = len(self._sqlite_all), self._sqlite_waiting
+        return PoolStats(size, size - self._sqlite_pool.qsize(), self._pool_size, waiting)
 
     @contextmanager
     def transaction(self, *, write: bool = True, durable: bool = True) -> Iterator[Connection]:

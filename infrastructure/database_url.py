@@ -56,3 +56,13 @@ class DatabaseUrl:
         """Create the folder of a SQLite file, so a fresh checkout can start at once."""
         if self.backend == "sqlite" and self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+
+
+def masked_url(url: str) -> str:
+    """The URL with its password replaced by `***`, fit for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.netloc.rpartition("@")[0].partition(":")[0]
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{user}:***@{host}").geturl()

@@ -35,8 +35,22 @@ def _message(mail: Mail, sender: str) -> EmailMessage:
     message["Subject"] = mail.subject
     message["Date"] = formatdate(localtime=False)
     message["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
-    message.set_content(mail.text)
+    message.set_content(mail.text, cte=_transfer_encoding(mail.text))
     return message
+
+
+#: Longest line SMTP carries (RFC 5321), without its CRLF.
+_SMTP_LINE = 998
+
+
+def _transfer_encoding(text: str) -> str | None:
+    """7bit (or 8bit) where the lines allow it, so that a link with a long token reaches
+    the reader as sent: quoted-printable, the default for lines over 78 characters, would
+    break it with soft line breaks and write its `=` as `=3D` for anyone reading the raw
+    mail or a client that does not decode it."""
+    if any(len(line.encode()) > _SMTP_LINE for line in text.splitlines()):
+        return None  # the library's own choice (quoted-printable or base64)
+    return "7bit" if text.isascii() else "8bit"
 
 
 @dataclass(frozen=True)

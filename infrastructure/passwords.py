@@ -1,5 +1,6 @@
 """Password and token hashing."""
 
+import functools
 import hashlib
 import secrets
 
@@ -21,8 +22,12 @@ class Passwords:
         self, time_cost: int = DEFAULT_TIME_COST, memory_kib: int = DEFAULT_MEMORY_KIB
     ) -> None:
         self._hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_kib)
-        #: A hash of a random password at this cost, checked for unknown users.
-        self._dummy = self._hasher.hash(secrets.token_urlsafe(16))
+
+    @functools.cached_property
+    def _dummy(self) -> str:
+        """A hash of a random password at this cost, checked for unknown users (made at
+        the first such check: at the production cost it takes a tenth of a second)."""
+        return self._hasher.hash(secrets.token_urlsafe(16))
 
     def hash(self, password: str) -> str:
         """An Argon2id hash of a password."""

@@ -1,9 +1,9 @@
 """Service settings, read from `TRACEPOINT_*` environment variables."""
 
 import os
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, BeforeValidator, Field, SecretStr
+from pydantic import AliasChoices, BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from infrastructure.durations import parse_duration
@@ -11,6 +11,14 @@ from infrastructure.passwords import DEFAULT_MEMORY_KIB, DEFAULT_TIME_COST
 
 #: Seconds; in the environment written `900000` (milliseconds), `15m`, `12h` or `7d`.
 Duration = Annotated[float, BeforeValidator(parse_duration)]
+
+
+def _log_level(value: object) -> object:
+    """A level name in any case (`info`, `Warning`) as the logging module spells it."""
+    level = str(value).strip().upper()
+    if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+        raise ValueError("must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+    return level
 
 
 def _spec_name(name: str) -> AliasChoices:
@@ -99,10 +107,37 @@ class Settings(BaseSettings):
     login_failures_per_minute: int = Field(
         default=10, ge=1, description="Failed logins a client address may make per minute."
     )
-    login_attempts: int = Field(
-        default=25,
+    # Sign-in locks (failed logins lock the password sign-in for a while, never the
+    # account: its static token and sessions keep working).
+    login_lock_after: int = Field(
+        default=5,
         ge=1,
-        description="Consecutive failed logins after which an account is suspended.",
+        # TRACEPOINT_LOGIN_ATTEMPTS used to suspend the account after that many.
+        validation_alias=AliasChoices(
+            "TRACEPOINT_LOGIN_LOCK_AFTER",
+            "TRACEPOINT_LOGIN_ATTEMPTS",
+            "login_lock_after",
+            "login_attempts",
+        ),
+        description="Failed logins in a row to one account (from any address) after which "
+        "its password sign-in is locked.",
+    )
+    login_address_lock_after: int = Field(
+        default=20,
+        ge=1,
+        description="Failed logins in a row from one client address (to any account) after "
+        "which password sign-in from it is locked.",
+    )
+    login_lock_duration: Duration = Field(
+        default=60.0,
+        description="The first lock's length; each further failure doubles it.",
+    )
+    login_lock_max_duration: Duration = Field(
+        default=15 * 60.0, description="The longest a lock lasts, however many failures."
+    )
+    login_failures_forgotten_after: Duration = Field(
+        default=86_400.0,
+        description="Failures in a row are forgotten after this long without a failure.",
     )
 
     mail_requests_per_minute: int = Field(
@@ -112,9 +147,11 @@ class Settings(BaseSettings):
         "per minute.",
     )
     public_url: str = Field(
-        default="http://127.0.0.1:8080",
+        default="",
         validation_alias=_spec_name("PUBLIC_URL"),
-        description="Where the service is reached; links in e-mails start with it.",
+        description="Where the service is reached; links in e-mails, Digital Links and "
+        "export files start with it. Unset: http://<host>:<port> (a wildcard host such as "
+        "0.0.0.0 becomes 127.0.0.1, reachable from this machine only).",
     )
     digital_link_base: str | None = Field(
         default=None,
@@ -234,3 +271,80 @@ class Settings(BaseSettings):
     public_registration_verify_email: bool = Field(
         default=True, description="Registered users must confirm their e-mail address first."
     )
+
+    # -- first start ------------------------------------------------------------------
+    bootstrap_credentials_file: str = Field(
+        default="./var/bootstrap-admin.txt",
+        description="Where the generated credentials of the bootstrap admin are kept "
+        "(readable by the service's user only) until the admin first signs in.",
+    )
+
+    # Logs, security headers and CORS (docs/logs-and-headers.md).
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="`text`: one human-readable line per record; `json`: one JSON object per "
+        "line (access and application logs, exceptions included).",
+    )
+    log_level: Annotated[str, BeforeValidator(_log_level)] = Field(
+        default="INFO",
+        validation_alias=_spec_name("LOG_LEVEL"),
+        description="Least severe records logged: DEBUG, INFO, WARNING, ERROR or CRITICAL.",
+    )
+    cors_enabled: bool = Field(default=False, validation_alias=_spec_name("CORS_ENABLED"))
+    cors_origin: str = Field(
+        default="false",
+        validation_alias=_spec_name("CORS_ORIGIN"),
+        description="false (no origin), true (reflect any origin), * or a comma list of "
+        "origins; an item `regex:<pattern>` allows the origins the pattern matches.",
+    )
+    cors_methods: str = Field(
+        default="GET,POST,PATCH,DELETE", validation_alias=_spec_name("CORS_METHODS")
+    )
+    cors_allowed_headers: str = Field(
+        default="Content-Type,Authorization", validation_alias=_spec_name("CORS_ALLOWED_HEADERS")
+    )
+    cors_exposed_headers: str = Field(
+        default="Content-Range", validation_alias=_spec_name("CORS_EXPOSED_HEADERS")
+    )
+    cors_credentials: bool = Field(default=True, validation_alias=_spec_name("CORS_CREDENTIALS"))
+    cors_max_age: int = Field(
+        default=18_000,
+        ge=0,
+        validation_alias=_spec_name("CORS_MAX_AGE"),
+        description="Seconds a browser may cache a preflight answer.",
+    )
+
+    @model_validator(mode="after")
+    def _default_public_url(self) -> "Settings":
+        if not self.public_url:
+            self.public_url = default_public_url(self.host, self.port)
+        return self
+
+    # -- /metrics (Prometheus), switched and guarded as Directus does --------------------
+    metrics_enabled: bool = Field(
+        default=False,
+        validation_alias=_spec_name("METRICS_ENABLED"),
+        description="Serve Prometheus metrics at /metrics (404 when off).",
+    )
+    metrics_tokens: SecretStr = Field(
+        default=SecretStr(""),
+        validation_alias=_spec_name("METRICS_TOKENS"),
+        description="Comma-separated tokens a scraper sends as `Authorization: Bearer "
+        "<token>` (or Directus's `Metrics <token>`); administrators may read /metrics too.",
+    )
+
+    @property
+    def metrics_token_list(self) -> tuple[str, ...]:
+        """The METRICS_TOKENS, each stripped, empty ones left out."""
+        raw = self.metrics_tokens.get_secret_value()
+        return tuple(t.strip() for t in raw.split(",") if t.strip())
+
+
+def default_public_url(host: str, port: int) -> str:
+    """`http://host:port`, with a wildcard host replaced by the loopback address: a
+    wildcard is where the service listens, not an address anyone can reach."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

@@ -44,6 +44,10 @@ class Projection(ABC):
             conn.execute(statement)
         create_search_indexes(conn, self.searched)
 
+    def fill(self, conn: Connection) -> None:  # noqa: B027 - most projections keep nothing else
+        """At every start, after `create_tables`: fill what the projection keeps that is
+        not in the log (nothing, for most)."""
+
     def drop_tables(self, conn: Connection) -> None:
         """Drop every table the projection owns (and their search indexes)."""
         for table in self.tables:

@@ -4,11 +4,17 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import takewhile
+
+from eventsourcing.utils import get_topic
 
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import EventStore, LoggedEvent
 from infrastructure.outages import is_database_unavailable
 from projections.projection import Projection
+from projections.search_index import search_environment
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +27,12 @@ _SHAPES_DDL = (
     "CREATE TABLE IF NOT EXISTS projection_shapes (name TEXT PRIMARY KEY, shape TEXT NOT NULL)"
 )
 
+#: What each projection's tables were last made or checked with (`_build_text`), as a
+#: digest: while it stays the same, a start skips the projection's DDL and index checks.
+_BUILDS_DDL = (
+    "CREATE TABLE IF NOT EXISTS projection_builds (name TEXT PRIMARY KEY, build TEXT NOT NULL)"
+)
+
 #: Seconds `apply_saved` waits for the runner before leaving the events to the follower.
 APPLY_SAVED_WAIT = 1.0
 
@@ -31,6 +43,12 @@ ANALYZE_GROWTH = 0.2
 ANALYZE_MIN_EVENTS = 50_000
 
 
+def _capture_of(logged: LoggedEvent) -> str | None:
+    """The capture an event was stored by (its job, events and master data share it)."""
+    capture = getattr(logged.event, "capture_id", None)
+    return capture if isinstance(capture, str) else None
+
+
 def _shape_text(projection: Projection) -> str:
     """What the shape digest of `projection`'s tables is taken over: its DDL and, once
     raised, its revision (so the digests of projections never revised stay as they were)."""
@@ -38,16 +56,36 @@ def _shape_text(projection: Projection) -> str:
     return f"{text}\nrevision {projection.revision}" if projection.revision else text
 
 
+def _build(projection: Projection, search: str | None) -> str:
+    """A digest of what a projection's tables, indexes and search indexes are made from:
+    its shape, the collections it searches (their search and lookup fields make indexes
+    that come and go without a new shape) and the database's search extension."""
+    text = f"{_shape_text(projection)}\nsearch {search}\n{projection.searched!r}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ProjectionLag:
+    """How far one projection is behind the log: positions, and the age of the oldest
+    event it follows that it has not applied (0 when it has applied all of them)."""
+
+    name: str
+    position: int
+    positions_behind: int
+    seconds_behind: float
+
+
 class ProjectionConflict(Exception):
     """Another runner moved a projection's position while this one was writing."""
 
 
 class ProjectionRunner:
-    """Reads the log after each projection's position and applies it in batches.
+    """Reads the log after the projections' position and applies it in batches.
 
-    Each batch's rows and the new position commit in one transaction, guarded by the
-    old position: a second runner (another process) that raced on the same batch fails
-    its transaction instead of writing the rows twice.
+    Each batch's rows in every projection and the new positions commit in one
+    transaction, guarded by the old position: a second runner (another process) that
+    raced on the same batch fails its transaction instead of writing the rows twice, and
+    no reader ever sees one projection ahead of another.
     """
 
     def __init__(
@@ -91,9 +129,29 @@ class ProjectionRunner:
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
                 conn.execute("DELETE FROM projection_positions WHERE name = ?", (name,))
         conn.execute(_SHAPES_DDL)
+        conn.execute(_BUILDS_DDL)
+        builds: dict[str, str] = dict(conn.fetchall("SELECT name, build FROM projection_builds"))
+        # Without its search extension PostgreSQL's search indexes are not made: each
+        # start tries again.
+        search = search_environment(conn)
         for projection in self.projections:
-            self._reshape(conn, projection)
-            projection.create_tables(conn)
+            reshaped = self._reshape(conn, projection)
+            # Every start used to run each projection's IF NOT EXISTS statements and index
+            # checks: hundreds of statements, most of a start's time on PostgreSQL.
+            if (
+                reshaped
+                or search is None
+                or builds.get(projection.name) != _build(projection, search)
+            ):
+                projection.create_tables(conn)
+                # Making the search indexes may have installed the extension.
+                search = search_environment(conn)
+                conn.execute("DELETE FROM projection_builds WHERE name = ?", (projection.name,))
+                conn.execute(
+                    "INSERT INTO projection_builds (name, build) VALUES (?, ?)",
+                    (projection.name, _build(projection, search)),
+                )
+            projection.fill(conn)
             conn.execute(
                 "INSERT INTO projection_positions (name, position) "
                 "SELECT ?, 0 WHERE NOT EXISTS "
@@ -102,17 +160,17 @@ class ProjectionRunner:
             )
 
     @staticmethod
-    def _reshape(conn: Connection, projection: Projection) -> None:
+    def _reshape(conn: Connection, projection: Projection) -> bool:
         """Tables made from other DDL than the projection's now (a new column, another
         index, a collection whose fields changed) or by an earlier revision of it are
         dropped and built again from the log; so are tables from before shapes were
-        recorded."""
+        recorded. Whether the shape was new."""
         shape = hashlib.sha256(_shape_text(projection).encode()).hexdigest()
         stored = conn.fetchval(
             "SELECT shape FROM projection_shapes WHERE name = ?", (projection.name,)
         )
         if stored == shape:
-            return
+            return False
         built = conn.fetchval(
             "SELECT 1 FROM projection_positions WHERE name = ?", (projection.name,)
         )
@@ -124,6 +182,7 @@ class ProjectionRunner:
         conn.execute(
             "INSERT INTO projection_shapes (name, shape) VALUES (?, ?)", (projection.name, shape)
         )
+        return True
 
     def position(self, projection: Projection) -> int:
         """The log position up to which this projection's tables are written."""
@@ -134,6 +193,32 @@ class ProjectionRunner:
         position = int(value or 0)
         self._positions[projection.name] = position
         return position
+
+    def lag(self, now: datetime) -> tuple[int, list[ProjectionLag]]:
+        """The log head and how far each projection is behind it.
+
+        A projection is as far as its stored position or, when further, as far as this
+        runner knows all of them are (the projections move together, so these agree but
+        for one that is new or rebuilt).
+        """
+        head = self._store.max_position()
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall("SELECT name, position FROM projection_positions")
+        stored: dict[str, int] = {str(name): int(position) for name, position in rows}
+        lags = []
+        for projection in self.projections:
+            position = max(stored.get(projection.name, 0), self._reached)
+            seconds = 0.0
+            if position < head and projection.follows:
+                oldest = self._store.read(
+                    after=position, limit=1, stop=head, topics=projection.topics
+                )
+                # Every stored event has the time it was made (eventsourcing's events).
+                made = getattr(oldest[0].event, "timestamp", None) if oldest else None
+                if isinstance(made, datetime):
+                    seconds = max(0.0, (now - made).total_seconds())
+            lags.append(ProjectionLag(projection.name, position, max(0, head - position), seconds))
+        return head, lags
 
     def apply_saved(self, events: Sequence[LoggedEvent]) -> bool:
         """Project events this process has just saved, without reading them back.
@@ -168,26 +253,18 @@ class ProjectionRunner:
             return True
         if self._reached != first - 1:
             return False
-        batches: list[tuple[Projection, list[LoggedEvent]]] = []
-        for projection in self.projections:
-            batch = [e for e in events if isinstance(e.event, projection.follows)]
-            if batch:
-                if projection.name not in self._positions:
-                    return False
-                batches.append((projection, batch))
+        # Every projection moves, so they all stay at one position (see `catch_up`).
+        if any(self._positions.get(p.name) != first - 1 for p in self.projections):
+            return False
         try:
             # One commit for every projection: a capture's rows land together.
             with self._db.transaction(durable=False) as conn:
-                for projection, batch in batches:
-                    old = self._positions[projection.name]
-                    self._move(conn, projection, old, batch[-1].position)
-                    projection.apply(conn, batch)
+                self._apply_batch(conn, self.projections, first - 1, last, events)
         except ProjectionConflict:
             # Another runner moved on: what this one knows of positions is stale.
             self._positions.clear()
             return False
-        for projection, batch in batches:
-            self._positions[projection.name] = batch[-1].position
+        self._positions.update((p.name, last) for p in self.projections)
         self._advance(last)
         return True
 
@@ -195,22 +272,13 @@ class ProjectionRunner:
         """Apply everything in the log up to its current head; return that head.
 
         `progress`, if given, is called with the number of events applied per batch.
-        A projection that fails does not hold the others back; its error is raised once
-        they have caught up.
+        Every batch is applied to every projection in one transaction, in log order, so
+        no reader sees one read model ahead of another: a status that says done is never
+        readable before what it stands for (docs/architecture.md, "Done is readable").
         """
         with self._lock:
             head = self._store.max_position()
-            failure: Exception | None = None
-            for projection in self.projections:
-                try:
-                    self._catch_up_one(projection, head, progress)
-                except Exception as exc:
-                    if is_database_unavailable(exc):
-                        raise  # no projection gets on without the database; the caller says so
-                    log.exception("projection %s failed", projection.name)
-                    failure = failure or exc
-            if failure is not None:
-                raise failure
+            self._catch_up_to(head, progress)
             self._advance(head)
         # Outside the lock: captures go on projecting while the statistics are sampled.
         self._refresh_statistics(head)
@@ -230,39 +298,84 @@ class ProjectionRunner:
             return
         self._analyzed_at = head
 
-    def _catch_up_one(
-        self, projection: Projection, head: int, progress: Callable[[int], None] | None
-    ) -> None:
-        position = self.position(projection)
-        while position < head:
+    def _catch_up_to(self, head: int, progress: Callable[[int], None] | None) -> None:
+        positions = self._read_positions()
+        while (low := min(positions.values(), default=head)) < head:
+            # The projections furthest behind (all of them, but for one that is new or
+            # rebuilt) move together; those ahead wait until they are reached, and from
+            # then on move with them.
+            group = [p for p in self.projections if positions[p.name] == low]
+            stop = min([v for v in positions.values() if v > low] + [head])
+            topics = tuple(dict.fromkeys(t for p in group for t in p.topics))
             batch = (
-                self._store.read(
-                    after=position, limit=self._batch_size, stop=head, topics=projection.topics
-                )
-                if projection.follows
+                self._store.read(after=low, limit=self._batch_size, stop=stop, topics=topics)
                 # Tables filled as they are made (the reference lists): no event is theirs,
                 # and a read with no topic to select would read every event.
+                if topics
                 else []
             )
-            # A short batch holds everything this projection follows up to the head, so
-            # the position moves to the head: the next poll must not search the same
-            # stretch of log again (for a projection of rare events, the whole log).
-            new_position = batch[-1].position if len(batch) == self._batch_size else head
+            # A short batch holds everything these projections follow up to `stop`, so
+            # they move there: the next poll must not search the same stretch of log again
+            # (for projections of rare events, the whole log).
+            full = len(batch) == self._batch_size
+            if full:
+                batch = self._to_end_of_capture(batch, stop, topics)
+            new = batch[-1].position if full else stop
             try:
                 with self._db.transaction(durable=False) as conn:
-                    # Claim the batch first: a racing runner blocks here, then fails the
-                    # guard, before it has written a single row.
-                    self._move(conn, projection, position, new_position)
-                    if batch:
-                        projection.apply(conn, batch)
+                    self._apply_batch(conn, group, low, new, batch)
             except ProjectionConflict:
-                log.info("projection %s was advanced by another runner", projection.name)
-                position = self.position(projection)
+                log.info("the projections were advanced by another runner")
+                positions = self._read_positions()
                 continue
-            position = new_position
-            self._positions[projection.name] = position
+            positions.update((p.name, new) for p in group)
+            self._positions.update(positions)
             if progress is not None and batch:
                 progress(len(batch))
+
+    def _to_end_of_capture(
+        self, batch: list[LoggedEvent], stop: int, topics: Sequence[str]
+    ) -> list[LoggedEvent]:
+        """`batch` and the rest of the capture its last event belongs to: a capture's job,
+        which says it is done, comes first in the log, so a batch must not end inside one."""
+        while (capture := _capture_of(batch[-1])) is not None:
+            more = self._store.read(
+                after=batch[-1].position, limit=self._batch_size, stop=stop, topics=topics
+            )
+            same = list(takewhile(lambda e: _capture_of(e) == capture, more))
+            batch.extend(same)
+            if len(same) < self._batch_size:
+                break
+        return batch
+
+    def _apply_batch(
+        self,
+        conn: Connection,
+        group: Sequence[Projection],
+        old: int,
+        new: int,
+        events: Sequence[LoggedEvent],
+    ) -> None:
+        """Move every projection of `group` from `old` to `new` and apply its share of
+        `events`, in the caller's transaction."""
+        # Claim the batch first, in one order everywhere: a racing runner blocks on the
+        # first position, then fails its guard, before it has written a single row.
+        for projection in sorted(group, key=lambda p: p.name):
+            self._move(conn, projection, old, new)
+        for projection in group:
+            topics = frozenset(projection.topics)
+            mine = [e for e in events if get_topic(type(e.event)) in topics]
+            if mine:
+                projection.apply(conn, mine)
+
+    def _read_positions(self) -> dict[str, int]:
+        """Every projection's position as stored now."""
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall("SELECT name, position FROM projection_positions")
+        stored: dict[str, int] = {str(name): int(position) for name, position in rows}
+        positions = {p.name: stored.get(p.name, 0) for p in self.projections}
+        self._positions.update(positions)
+        return positions
 
     @staticmethod
     def _move(conn: Connection, projection: Projection, old: int, new: int) -> None:
@@ -294,6 +407,7 @@ class ProjectionRunner:
                     projection.drop_tables(conn)
                 conn.execute("DROP TABLE IF EXISTS projection_positions")
                 conn.execute("DROP TABLE IF EXISTS projection_shapes")
+                conn.execute("DROP TABLE IF EXISTS projection_builds")
                 self._create(conn)
             self._reached = 0
             self._positions.clear()

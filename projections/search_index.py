@@ -135,6 +135,18 @@ def create_search_indexes(conn: Connection, collections: Sequence[Collection]) -
         _create_fts_table(conn, collection)
 
 
+def search_environment(conn: Connection) -> str | None:
+    """What search indexes depend on in the database itself: on PostgreSQL the schema of
+    `pg_trgm`, None while it is not installed; on SQLite its built-in FTS5."""
+    if conn.dialect.name != "postgresql":
+        return "fts5"
+    schema = conn.fetchval(
+        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace"
+        " WHERE e.extname = 'pg_trgm'"
+    )
+    return str(schema) if schema is not None else None
+
+
 def drop_search_indexes(conn: Connection, collections: Sequence[Collection]) -> None:
     """Drop the search indexes (PostgreSQL's go with their tables)."""
     if conn.dialect.name == "sqlite":

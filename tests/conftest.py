@@ -11,7 +11,8 @@ import contextlib
 import os
 import secrets
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -195,8 +196,14 @@ def settings(database_url: str) -> Settings:
 
 
 @pytest.fixture
+def service_clock() -> Callable[[], float]:
+    """The time the service under test reads; a test module may give its own."""
+    return time.time
+
+
+@pytest.fixture
 async def tracepoint(
-    settings: Settings, request: pytest.FixtureRequest
+    settings: Settings, request: pytest.FixtureRequest, service_clock: Callable[[], float]
 ) -> AsyncIterator[Tracepoint]:
     """A started service on the test database."""
     # The test's database is made now, from the template of these settings' tables.
@@ -204,7 +211,7 @@ async def tracepoint(
     databases: SQLiteDatabases | PostgresDatabases
     databases = request.getfixturevalue(f"{backend}_service_databases")
     databases.prepare(settings)
-    service = Tracepoint(settings)
+    service = Tracepoint(settings, clock=service_clock)
     await service.start()
     try:
         yield service

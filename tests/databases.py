@@ -159,12 +159,12 @@ WHERE c.relnamespace = %(schema)s::text::regnamespace AND c.relkind IN ('r', 'p'
 #: The projection runner's bookkeeping. A freshly built schema has rows in these (each
 #: projection's shape, and position 0); emptying restores those rows, so a kept schema is
 #: what a new service leaves behind, and a table of another shape is rebuilt as it would be.
-_BOOKKEEPING = ("projection_positions", "projection_shapes")
+BOOKKEEPING = ("projection_positions", "projection_shapes", "projection_builds")
 #: The reference lists' tables (`ref_country`, …), filled from the lists the service ships,
 #: not from the log: a kept schema keeps them as built, unless a test changed their rows,
 #: (then they are emptied, and the next start fills them again).
 REFERENCE_TABLES = frozenset(c.table for c in REFERENCE_COLLECTIONS)
-_KEPT_ROWS = frozenset(_BOOKKEEPING) | REFERENCE_TABLES
+_KEPT_ROWS = frozenset(BOOKKEEPING) | REFERENCE_TABLES
 
 
 class PostgresDatabases:
@@ -274,7 +274,7 @@ class PostgresDatabases:
     def _read_bookkeeping(self, schema: str) -> dict[str, list[tuple[object, ...]]]:
         return {
             table: self._conn.execute(f'SELECT * FROM "{schema}".{table} ORDER BY 1').fetchall()
-            for table in _BOOKKEEPING
+            for table in BOOKKEEPING
         }
 
     def _read_references(self, schema: str) -> str:
@@ -296,6 +296,9 @@ class PostgresDatabases:
             tables = [row[0] for row in self._conn.execute(_USED_SQL, {"schema": schema})]
             if self._read_references(schema) == self._references[key]:
                 tables = [t for t in tables if t.rpartition(".")[2] not in REFERENCE_TABLES]
+            # A few rows that are written back at once: deleting them costs less than
+            # the new files a TRUNCATE makes (milliseconds a table).
+            tables = [t for t in tables if t.rpartition(".")[2] not in BOOKKEEPING]
             if tables:
                 self._conn.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY")
             sequences = self._conn.execute(
@@ -316,6 +319,7 @@ class PostgresDatabases:
                 (schema,),
             )
             for table, rows in self._bookkeeping[key].items():
+                self._conn.execute(f'DELETE FROM "{schema}".{table}')
                 for row in rows:
                     self._conn.execute(
                         f'INSERT INTO "{schema}".{table} VALUES ({", ".join(["%s"] * len(row))})',

@@ -10,7 +10,7 @@ from application.runtime import Tracepoint
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from tests.conftest import make_settings
-from tests.databases import REFERENCE_TABLES, PostgresDatabases, SQLiteDatabases
+from tests.databases import BOOKKEEPING, REFERENCE_TABLES, PostgresDatabases, SQLiteDatabases
 
 
 def _server_side(url: str) -> tuple[str, str]:
@@ -27,10 +27,6 @@ def _schema_oid(url: str) -> int:
     return int(row[0])
 
 
-#: What a freshly built schema holds: each projection's position (0) and shape.
-BOOKKEEPING = frozenset({"projection_positions", "projection_shapes"})
-
-
 def _rows_and_sequences(url: str) -> tuple[int, list[object]]:
     """Rows in the schema's tables but the runner's bookkeeping and the reference lists,
     and its sequences' last values."""
@@ -39,7 +35,7 @@ def _rows_and_sequences(url: str) -> tuple[int, list[object]]:
         tables = conn.execute(
             "SELECT format('%%I.%%I', schemaname, tablename) FROM pg_tables"
             " WHERE schemaname = %s AND NOT tablename = ANY(%s)",
-            (schema, list(BOOKKEEPING | REFERENCE_TABLES)),
+            (schema, list(frozenset(BOOKKEEPING) | REFERENCE_TABLES)),
         ).fetchall()
         assert len(tables) > 40
         rows = 0

@@ -4,6 +4,7 @@ from typing import Any
 
 from aiohttp import web
 
+from api.access import pages
 from api.keys import service
 from api.platform_requests import REFRESH_COOKIE, SESSION_COOKIE, client_ip, read_json
 from api.platform_responses import data_response, no_content
@@ -142,11 +143,12 @@ async def request_password_reset(request: web.Request) -> web.Response:
 
 @routes.post("/auth/password/reset")
 async def reset_password(request: web.Request) -> web.Response:
-    """Set a new password with the token of a reset link."""
+    """Set a new password with the token of a reset link (from the reset page's form too)."""
+    flows = service(request).access.user_flows
+    if pages.is_form(request):
+        return await pages.submit(request, pages.RESET, flows.reset_password)
     body = await _object(request)
-    await service(request).access.user_flows.reset_password(
-        str(_string(body, "token")), str(_string(body, "password"))
-    )
+    await flows.reset_password(str(_string(body, "token")), str(_string(body, "password")))
     return no_content()
 
 

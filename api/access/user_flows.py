@@ -5,6 +5,7 @@ from typing import Any
 
 from aiohttp import web
 
+from api.access import pages
 from api.keys import caller, service
 from api.platform_requests import client_ip, read_json
 from api.platform_responses import data_response, no_content
@@ -64,11 +65,13 @@ async def invite(request: web.Request) -> web.Response:
 
 @routes.post("/users/invite/accept")
 async def accept_invite(request: web.Request) -> web.Response:
-    """Set the invited user's password and activate them."""
+    """Set the invited user's password and activate them (from the invitation page's form
+    too)."""
+    flows = service(request).access.user_flows
+    if pages.is_form(request):
+        return await pages.submit(request, pages.INVITE, flows.accept_invite)
     body = await _body(request)
-    await service(request).access.user_flows.accept_invite(
-        _text(body, "token"), _text(body, "password")
-    )
+    await flows.accept_invite(_text(body, "token"), _text(body, "password"))
     return no_content()
 
 

@@ -1,5 +1,6 @@
 """`/v2/epcis/capture` and `/v2/epcis/validate`."""
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -20,7 +21,12 @@ from api.epcis.responses import (
     json_response,
 )
 from api.keys import caller, service
-from application.epcis.capture import CaptureJobRow
+from application.epcis.capture import (
+    CaptureJobRow,
+    CaptureLimitExceeded,
+    EventIdConflict,
+    InvalidDocument,
+)
 from application.errors import NotFound
 from domain.epcis.capture_job import ErrorBehaviour
 
@@ -48,35 +54,39 @@ def _error_behaviour(request: web.Request) -> ErrorBehaviour:
     )
 
 
+#: Why a capture request was refused as a whole, by the refusal; the metrics' `reason`.
+_REJECTIONS: tuple[tuple[type[Exception], str], ...] = (
+    (InvalidDocument, "validation"),
+    (EventIdConflict, "conflict"),
+    (CaptureLimitExceeded, "event_limit"),
+)
+_REJECTED_BODIES = {413: "size", 415: "media_type"}
+
+
+async def _counted(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.Response]]
+) -> web.Response:
+    """Answer a capture request, counting it in the metrics when it is refused."""
+    try:
+        return await handler(request)
+    except DocumentRejected as exc:
+        reason = _REJECTED_BODIES.get(exc.response.status, "malformed")
+        service(request).metrics.capture_rejected(reason)
+        raise
+    except Exception as exc:
+        for kind, reason in _REJECTIONS:
+            if isinstance(exc, kind):
+                service(request).metrics.capture_rejected(reason)
+        raise
+
+
 @routes.view("/v2/epcis/capture")
 class CaptureView(web.View):
     """Capture a document; list capture jobs; advertise the limits."""
 
     async def post(self) -> web.Response:
         """Capture: 201 with the capture ID, or the spec's invalid-document answer."""
-        request = self.request
-        tracepoint = service(request)
-        limits = request[ERROR_HEADERS] = _limits(request)
-        behaviour = _error_behaviour(request)
-        document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
-        who = caller(request)
-        outcome = await tracepoint.epcis.capture.capture(
-            document, behaviour, who.user, who.account, request.get(XML_PLACES)
-        )
-        message = f"Captured {outcome.events_stored} new event(s); "
-        if outcome.declarations_stored:
-            message += f"{outcome.declarations_stored} new error declaration(s); "
-        message += f"{outcome.events_already_present} already present"
-        if outcome.master_data_elements:
-            message += f"; {outcome.master_data_elements} master-data element(s) recorded"
-        if outcome.events_rejected:
-            message += f"; {outcome.events_rejected} rejected (see the capture job)"
-        location = f"/v2/epcis/capture/{outcome.capture_id}"
-        return json_response(
-            {"type": "EPCISCaptureResponse", "captureID": outcome.capture_id, "message": message},
-            status=201,
-            headers={**limits, "Location": location, "GS1-Capture-Error-Behaviour": behaviour},
-        )
+        return await _counted(self.request, _capture_document)
 
     async def get(self) -> web.Response:
         """The newest capture jobs first."""
@@ -93,6 +103,31 @@ class CaptureView(web.View):
                 "GS1-Capture-Error-Behaviour": "rollback, proceed",
             },
         )
+
+
+async def _capture_document(request: web.Request) -> web.Response:
+    tracepoint = service(request)
+    limits = request[ERROR_HEADERS] = _limits(request)
+    behaviour = _error_behaviour(request)
+    document = await read_document(request, tracepoint.settings.capture_max_bytes, limits)
+    who = caller(request)
+    outcome = await tracepoint.epcis.capture.capture(
+        document, behaviour, who.user, who.account, request.get(XML_PLACES)
+    )
+    message = f"Captured {outcome.events_stored} new event(s); "
+    if outcome.declarations_stored:
+        message += f"{outcome.declarations_stored} new error declaration(s); "
+    message += f"{outcome.events_already_present} already present"
+    if outcome.master_data_elements:
+        message += f"; {outcome.master_data_elements} master-data element(s) recorded"
+    if outcome.events_rejected:
+        message += f"; {outcome.events_rejected} rejected (see the capture job)"
+    location = f"/v2/epcis/capture/{outcome.capture_id}"
+    return json_response(
+        {"type": "EPCISCaptureResponse", "captureID": outcome.capture_id, "message": message},
+        status=201,
+        headers={**limits, "Location": location, "GS1-Capture-Error-Behaviour": behaviour},
+    )
 
 
 def _job_body(job: CaptureJobRow) -> dict[str, Any]:
@@ -127,6 +162,10 @@ async def capture_job(request: web.Request) -> web.Response:
 async def capture_event(request: web.Request) -> web.Response:
     """Capture one event: 201 with its Location; 200 with it when it was stored already;
     409 when its ID names an event with other content (the binding's `POST /events`)."""
+    return await _counted(request, _capture_event)
+
+
+async def _capture_event(request: web.Request) -> web.Response:
     tracepoint = service(request)
     limits = request[ERROR_HEADERS] = _limits(request)
     event = await read_document(request, tracepoint.settings.capture_max_bytes, limits)

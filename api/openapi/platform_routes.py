@@ -55,6 +55,16 @@ RESOLVER_QUERY = (
     query("lat", {"type": "number"}),
     query("lng", {"type": "number"}),
 )
+HTML: Json = {"type": "string"}
+#: The pages behind the links of password-reset and invitation mails.
+PAGE = answers(
+    answer(200, HTML, "text/html", description="A form for the new password"),
+    answer(400, HTML, "text/html", description="The link carries no token"),
+)
+FORM_POST = (
+    "The page of the mail's link posts here as an HTML form (`token`, `password`, "
+    "`password_confirm`, form-encoded) and gets a page back; API clients send JSON."
+)
 MULTIPART: Json = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
 WRITTEN_FILE = answers(
     answer(
@@ -124,6 +134,13 @@ def resolving(summary: str) -> Operation:
 
 ROUTES: dict[str, Operation] = {
     "GET /server/ping": Operation("server", answer(200, STRING, "text/plain"), public=True),
+    "GET /metrics": Operation(
+        "server",
+        answer(200, STRING, "text/plain"),
+        description="Prometheus metrics (docs/monitoring.md); 404 unless METRICS_ENABLED. "
+        "A token of METRICS_TOKENS (`Bearer` or `Metrics` scheme) or an administrator "
+        "reads them; anyone else gets 403.",
+    ),
     "GET /server/health": Operation(
         "server",
         answers(
@@ -161,9 +178,20 @@ ROUTES: dict[str, Operation] = {
                 "properties": {"email": TEXT, "password": TEXT, "otp": TEXT, "mode": MODE},
             }
         ),
+        description="Failed logins in a row lock the password sign-in of the account and of"
+        " the client address for a while, longer with each failure: 429 REQUESTS_EXCEEDED"
+        " with Retry-After, whatever the password. The account, its static tokens and its"
+        " sessions are not touched.",
         public=True,
     ),
-    "POST /auth/refresh": Operation("auth", answer(200, SIGN_IN), body=TOKEN_BODY, public=True),
+    "POST /auth/refresh": Operation(
+        "auth",
+        answer(200, SIGN_IN),
+        body=TOKEN_BODY,
+        description="A refresh token works once. One that a refresh already replaced ends"
+        " its whole sign-in (every token its refreshes handed out): 401 INVALID_CREDENTIALS.",
+        public=True,
+    ),
     "POST /auth/logout": Operation("auth", answer(204), body=TOKEN_BODY, public=True),
     "POST /auth/password/request": Operation(
         "auth",
@@ -175,6 +203,19 @@ ROUTES: dict[str, Operation] = {
         "auth",
         answer(204),
         body=body(_object(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
+        public=True,
+        description=FORM_POST,
+    ),
+    "GET /admin/reset-password": Operation(
+        "auth",
+        PAGE,
+        query=(query("token", TEXT, description="The token of the reset mail's link"),),
+        public=True,
+    ),
+    "GET /admin/accept-invite": Operation(
+        "users",
+        PAGE,
+        query=(query("token", TEXT, description="The token of the invitation mail's link"),),
         public=True,
     ),
     "POST /users/register": Operation(
@@ -203,6 +244,7 @@ ROUTES: dict[str, Operation] = {
         "users",
         answer(204),
         body=body(_object(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
+        description=FORM_POST,
     ),
     "POST /users/me/tfa/generate": Operation(
         "users",

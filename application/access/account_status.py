@@ -1,17 +1,14 @@
-"""What signing in changes on a user's record: when they last came, and suspension after
-too many failures in a row."""
+"""What signing in changes on a user's record: when they last came.
 
-import logging
+Failed sign-ins change nothing on the record: they lock the password sign-in for a while
+(`Throttle.begin`), never the account; suspending one is an administrator's decision.
+"""
+
 from datetime import UTC, datetime
 
-from application.errors import Unprocessable
 from application.items.service import ItemsService
 from application.items.unit_of_work import Origin
-from domain.access.policies import SYSTEM
 from domain.collections.coercion import format_datetime
-from domain.collections.item_query import ItemQuery
-
-log = logging.getLogger(__name__)
 
 
 class AccountStatus:
@@ -26,14 +23,3 @@ class AccountStatus:
         now = format_datetime(datetime.now(UTC))
         origin = Origin(user_id, ip, user_agent)
         await self._items.set_values("users", user_id, {"last_access": now}, origin=origin)
-
-    async def suspend(self, user_id: str) -> None:
-        """Suspend an account that failed to sign in too often in a row."""
-        try:
-            await self._items.update(
-                SYSTEM, "users", [user_id], {"status": "suspended"}, ItemQuery(fields=("id",))
-            )
-        except Unprocessable:
-            # Guessing must not lock everybody out: the last administrator stays active
-            # (the per-address limit still slows the guesser down).
-            log.warning("not suspending %s, the last active administrator", user_id)

@@ -5,6 +5,7 @@ stored only as digests; static tokens (a user's `token` field) never expire and 
 only kind the EPCIS API accepts.
 """
 
+import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -12,26 +13,28 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from application.access.accountability import AccessService
-from application.access.throttle import Throttle
+from application.access.throttle import Attempt, Throttle
 from application.blocking import BlockingRunner
 from application.errors import (
     InvalidCredentials,
     InvalidOtp,
     InvalidPayload,
     InvalidToken,
-    RequestsExceeded,
     TokenExpired,
     UserSuspended,
 )
+from domain.access.collections import normalise_email
 from domain.access.policies import Accountability
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.one_time_passwords import matching_step
 from infrastructure.passwords import Passwords, hash_token
-from infrastructure.session_store import SessionStore
+from infrastructure.session_store import Reused, SessionStore
 from projections.access.reader import UserCredentials
 
 Mode = Literal["json", "cookie", "session"]
 MODES: tuple[Mode, ...] = ("json", "cookie", "session")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,6 @@ class Authenticator:
         throttle: Throttle,
         passwords: Passwords,
         password_checks: BlockingRunner,
-        suspend: Callable[[str], Awaitable[None]],
         signed_in: Callable[[str, str | None, str | None], Awaitable[None]],
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -84,7 +86,6 @@ class Authenticator:
         # Password checks run apart, so a burst of logins cannot hold up every request.
         self._password_checks = password_checks
         self._passwords = passwords
-        self._suspend = suspend
         self._clock = clock
 
     # -- resolving callers -----------------------------------------------------------
@@ -143,40 +144,34 @@ class Authenticator:
         authentication) and open a session.
 
         Every failure costs the same time and says the same thing, whether or not the
-        e-mail exists; an address that failed too often in the last minute must wait.
+        e-mail exists. Failures in a row lock the password sign-in of the e-mail and of
+        the client address for a while (`Throttle.begin`): never the account itself, its
+        static token or its sessions.
         """
-        wait = await self._throttle.attempt(ip)
-        if wait:
-            raise RequestsExceeded(wait, self._throttle.per_minute)
+        attempt = await self._throttle.begin(ip, normalise_email(email))
         user = await self._blocking.run(self._access.reader.user_by_email, email)
         stored = user.password_hash if user is not None else None
         # Without a stored hash this costs what checking one does (`Passwords.verify`).
         matches = await self._password_checks.run(self._passwords.verify, stored, password)
         if user is None or stored is None or not matches or user.status != "active":
-            await self._failed(user)
             raise InvalidCredentials()
         if user.tfa_secret:
-            await self._check_otp(user, otp, ip)
-        await self._throttle.succeeded(ip, user.id)
+            await self._check_otp(user, otp, attempt)
+        await self._throttle.succeeded(attempt)
         await self._signed_in(user.id, ip, user_agent)
         await self._blocking.run(self._sessions.purge, self._clock())
         return await self.open_session(user, mode, ip, user_agent)
 
-    async def _check_otp(self, user: UserCredentials, otp: str | None, ip: str | None) -> None:
-        """The user's current code, used once: a code seen by someone else is no use."""
+    async def _check_otp(self, user: UserCredentials, otp: str | None, attempt: Attempt) -> None:
+        """The user's current code, used once: a code seen by someone else is no use.
+        A wrong code is a failure like a wrong password (counted ahead by `begin`)."""
         assert user.tfa_secret is not None
         if otp is None:
-            await self._throttle.release(ip)
+            await self._throttle.withdraw(attempt)
             raise InvalidOtp()
         step = matching_step(user.tfa_secret, otp)
         if step is None or not await self._blocking.run(self._sessions.use_otp_step, user.id, step):
-            # Guessing codes is slowed down like guessing passwords.
-            await self._failed(user)
             raise InvalidOtp()
-
-    async def _failed(self, user: UserCredentials | None) -> None:
-        if await self._throttle.failed(user.id if user else None) and user is not None:
-            await self._suspend(user.id)
 
     async def open_session(
         self, user: UserCredentials, mode: Mode, ip: str | None, user_agent: str | None
@@ -190,7 +185,8 @@ class Authenticator:
         return await self._sign_in(user, mode, refresh, family)
 
     async def refresh(self, token: str | None, mode: Mode) -> SignIn:
-        """New tokens for a live refresh (or session) token, which stops working at once."""
+        """New tokens for a live refresh (or session) token, which stops working at once.
+        A token already replaced ends its whole sign-in (every token of the family)."""
         if not token:
             raise InvalidPayload("The refresh token is required in either the payload or cookie")
         old = self._session_of(token) if mode == "session" else token
@@ -198,6 +194,14 @@ class Authenticator:
         new = secrets.token_urlsafe(48)
         now = self._clock()
         session = await self._blocking.run(self._sessions.rotate, old, new, now, now + lifetime)
+        if isinstance(session, Reused):
+            # Operators see it; the caller learns no more than from any dead token.
+            log.warning(
+                "a replaced refresh token was used again: sign-in %s ended (%d session(s))",
+                session.family,
+                session.ended,
+            )
+            raise InvalidCredentials()
         if session is None:
             raise InvalidCredentials()
         user = await self._blocking.run(self._access.reader.user, session.user_id)

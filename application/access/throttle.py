@@ -1,12 +1,15 @@
 """Slows down guessing and flooding: attempts per client address, and failures in a row
-per account, counted in the database for every process alike."""
+per account and per address, counted in the database for every process alike."""
 
 import ipaddress
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from application.blocking import BlockingRunner
+from application.errors import RequestsExceeded
+from domain.access.backoff import Backoff
 from infrastructure.attempt_store import AttemptStore
 
 #: The sliding window of the per-address limits, in seconds.
@@ -26,13 +29,31 @@ def _address_key(address: str | None) -> str:
     return str(parsed)
 
 
+@dataclass(frozen=True)
+class SignInLocks:
+    """When failures in a row lock the password sign-in of an account (any address),
+    and that of a client address (any account)."""
+
+    account: Backoff
+    address: Backoff
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A sign-in attempt that was let in, its failure counted ahead at `at`."""
+
+    address: str | None
+    subjects: tuple[str, ...]
+    at: float
+
+
 class Throttle:
-    """Limits one kind of attempt (`scope`: logins, mail-sending requests).
+    """Limits one kind of attempt (`scope`: logins, mail-sending requests, scans).
 
     Per address: at most `per_minute` attempts in any sliding minute. An attempt takes
     its place before it is checked, so attempts sent at once cannot all pass the limit;
-    one that succeeds gives its place back. Per account: failures in a row, reset by a
-    success; the caller suspends the account once `per_account` is reached (0: never).
+    one that succeeds gives its place back. With `locks` (sign-in), failures in a row
+    lock the account and the address for a while (`begin`); a success unlocks both.
     """
 
     def __init__(
@@ -41,14 +62,14 @@ class Throttle:
         blocking: BlockingRunner,
         scope: str,
         per_minute: int,
-        per_account: int = 0,
+        locks: SignInLocks | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._store = store
         self._blocking = blocking
         self._scope = scope
         self.per_minute = per_minute
-        self._per_account = per_account
+        self._locks = locks
         self._clock = clock
 
     async def attempt(self, address: str | None) -> int:
@@ -65,17 +86,38 @@ class Throttle:
         return math.ceil(wait) if wait else 0
 
     async def release(self, address: str | None) -> None:
-        """The attempt did not fail (a right password still waiting for its one-time
-        password): its place is given back."""
+        """The attempt did not fail: its place is given back."""
         await self._blocking.run(self._store.give_back, self._scope, _address_key(address))
 
-    async def failed(self, account: str | None) -> bool:
-        """The attempt failed; True when the account has now failed too often in a row."""
-        if account is None or not self._per_account:
-            return False
-        return await self._blocking.run(self._store.fail, account) >= self._per_account
+    async def begin(self, address: str | None, account: str) -> Attempt:
+        """Let a sign-in to `account` from `address` in, counted as a failure until it
+        proves otherwise; RequestsExceeded while either is locked (whatever the password:
+        else the lock would tell a guesser when it guessed right) or the address used up
+        its minute."""
+        assert self._locks is not None, "only sign-in throttles lock"
+        now = self._clock()
+        rules = (
+            (f"account:{account}", self._locks.account),
+            (f"address:{_address_key(address)}", self._locks.address),
+        )
+        locked = await self._blocking.run(self._store.fail_ahead, self._scope, rules, now)
+        if locked:
+            raise RequestsExceeded(math.ceil(locked), self._locks.account.after)
+        attempt = Attempt(address, tuple(subject for subject, _ in rules), now)
+        wait = await self.attempt(address)
+        if wait:
+            await self._blocking.run(self._store.withdraw, self._scope, attempt.subjects, now)
+            raise RequestsExceeded(wait, self.per_minute)
+        return attempt
 
-    async def succeeded(self, address: str | None, account: str) -> None:
-        """The attempt succeeded: its place is given back and the account's count reset."""
-        await self.release(address)
-        await self._blocking.run(self._store.clear, account)
+    async def withdraw(self, attempt: Attempt) -> None:
+        """The attempt neither failed nor succeeded (a right password still waiting for
+        its one-time password): its place and its failure are given back."""
+        await self.release(attempt.address)
+        await self._blocking.run(self._store.withdraw, self._scope, attempt.subjects, attempt.at)
+
+    async def succeeded(self, attempt: Attempt) -> None:
+        """The attempt succeeded: its place is given back, the account's and the
+        address's failures in a row start again from none."""
+        await self.release(attempt.address)
+        await self._blocking.run(self._store.clear, self._scope, attempt.subjects)

@@ -9,6 +9,7 @@ from application.access.accountability import AccessService
 from application.access.admin_guard import AdminGuard
 from application.access.authentication import Authenticator, TokenLifetimes
 from application.access.event_scope import EventScopes
+from application.access.first_credentials import FirstCredentials
 from application.access.outbox import Outbox
 from application.access.system_collections import (
     EXTRA_PERMISSION_COLLECTIONS,
@@ -18,12 +19,13 @@ from application.access.system_collections import (
     RolesRules,
     UsersRules,
 )
-from application.access.throttle import Throttle
+from application.access.throttle import SignInLocks, Throttle
 from application.access.user_flows import FlowSettings, UserFlows, allow_list
 from application.blocking import BlockingRunner
 from application.core import Core
 from application.items.rules import CollectionRules
 from application.items.service import ItemsService
+from domain.access.backoff import Backoff
 from infrastructure.access_tokens import AccessTokens
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.settings import Settings
@@ -54,6 +56,12 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
     tokens = AccessTokens(core.secret.encode())
     password_checks = BlockingRunner(workers=2)
     status = AccountStatus(items)
+    first_credentials = FirstCredentials(settings)
+
+    async def signed_in(user_id: str, ip: str | None, user_agent: str | None) -> None:
+        await status.signed_in(user_id, ip, user_agent)
+        first_credentials.signed_in(user_id)
+
     authenticator = Authenticator(
         AccessService(core.access_reader, core.blocking),
         core.sessions,
@@ -69,12 +77,13 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
             core.blocking,
             "login",
             settings.login_failures_per_minute,
-            settings.login_attempts,
+            _sign_in_locks(settings),
+            clock=core.clock,
         ),
         passwords=core.passwords,
         password_checks=password_checks,
-        suspend=status.suspend,
-        signed_in=status.signed_in,
+        signed_in=signed_in,
+        clock=core.clock,
     )
     user_flows = UserFlows(
         items,
@@ -103,6 +112,23 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
         "notifications": NotificationsRules(core.access_reader, core.blocking, outbox),
     }
     return AccessCapability(authenticator, user_flows, outbox, password_checks, rules)
+
+
+def _sign_in_locks(settings: Settings) -> SignInLocks:
+    """The locks of password sign-in, per account and per client address."""
+
+    def backoff(after: int) -> Backoff:
+        return Backoff(
+            after=after,
+            first=settings.login_lock_duration,
+            longest=settings.login_lock_max_duration,
+            forget=settings.login_failures_forgotten_after,
+        )
+
+    return SignInLocks(
+        account=backoff(settings.login_lock_after),
+        address=backoff(settings.login_address_lock_after),
+    )
 
 
 def _mailer(settings: Settings) -> Mailer:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from application.monitoring import Metrics, NoMetrics
 from application.service_records import live_record
 from domain.codes.character_sets import alphabet
 from domain.codes.chunk import CodeChunk
@@ -58,7 +59,9 @@ class IdentifierJobs:
         *,
         random_bytes: RandomBytes = secrets.token_bytes,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics or NoMetrics()
         self._store = store
         self._database = database
         self._codes = codes
@@ -179,6 +182,7 @@ class IdentifierJobs:
                 changes["status"] = "complete"
             job.update(changes, None, at)
             self._store.save(chunk, job)
+        self._metrics.codes_created(count)
 
     def _draw(self, plan: JobPlan, count: int) -> list[str]:
         """`count` random codes that exist nowhere in the plan's scope yet."""

@@ -54,6 +54,7 @@ def build_codes(core: Core, items: ItemsService, files: FilesService) -> CodesCa
             max_quantity=settings.code_job_max_quantity,
             reserved=RESERVED_SEGMENTS,
         ),
+        metrics=core.metrics,
     )
     pools = CodePools(
         parse_pools(settings.code_pools, multi_tenant=settings.multi_tenant),

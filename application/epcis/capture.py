@@ -14,6 +14,7 @@ from application.access.event_scope import reads_by_rule
 from application.blocking import BlockingRunner
 from application.epcis.analysis import EventAnalyser, EventAnalysis, Misnamed, Unnamed
 from application.epcis.earlier_identities import EarlierIdentities
+from application.monitoring import Metrics, NoMetrics
 from application.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
@@ -211,7 +212,9 @@ class CaptureService:
         max_events: int,
         read_your_writes_timeout: float,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics or NoMetrics()
         self._store = store
         self._validator = validator
         self._analyser = analyser
@@ -282,6 +285,11 @@ class CaptureService:
         self.check_limit(document)
         outcome, position = await self._blocking.run(
             self._capture, document, error_behaviour, Capturer(captured_by, account), places
+        )
+        self._metrics.captured(
+            outcome.events_stored + outcome.declarations_stored,
+            outcome.events_already_present,
+            outcome.events_rejected,
         )
         if not await self._follower.wait_for(position, self._timeout):
             log.warning("capture %s stored but not yet queryable", outcome.capture_id)

@@ -43,6 +43,7 @@ from application.epcis.subscription_records import (
 )
 from application.epcis.xml_documents import XmlDocuments
 from application.errors import Forbidden, NotFound, as_unavailable
+from application.monitoring import Metrics, NoMetrics
 from application.read_model_follower import ReadModelFollower
 from application.service_records import change_record, live_record
 from domain.access.policies import Accountability
@@ -110,7 +111,9 @@ class SubscriptionService:
         xml: XmlDocuments,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics or NoMetrics()
         self._store = store
         self._subscriptions = SubscriptionReader(database, collection)
         self._expand = expand
@@ -341,6 +344,7 @@ class SubscriptionService:
             headers["GS1-Signature"] = signature(target.token, body)
         result = await self._http.post(target.dest, body, headers, 30.0)
         if result.accepted:
+            self._metrics.delivered("subscription", len(rows))
             self._failures.pop(target.key, None)
             self._retry_at.pop(target.key, None)
             last = rows[-1].position if rows else cursor
@@ -350,7 +354,9 @@ class SubscriptionService:
             await self._blocking.run(
                 self._stop, target.key, f"'dest' refused a delivery with {result.status}"
             )
+            self._metrics.delivery_failed("subscription", "stopped")
             return False
+        self._metrics.delivery_failed("subscription", "retrying")
         failures = self._failures.get(target.key, 0) + 1
         self._failures[target.key] = failures
         delay = backoff_delay(

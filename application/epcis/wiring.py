@@ -79,6 +79,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         core.blocking,
         max_events=settings.capture_max_events,
         read_your_writes_timeout=settings.read_your_writes_timeout,
+        metrics=core.metrics,
     )
     event_reader = EpcisEventReader(core.database)
     tokens = PageTokens(core.secret.encode())
@@ -119,6 +120,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         epc_formats,
         scopes=scopes,
         xml=xml,
+        metrics=core.metrics,
     )
     core.background.every("subscriptions", settings.flow_poll_interval, subscriptions.deliver_due)
     return EpcisCapability(

@@ -33,6 +33,7 @@ from application.epcis.delivery import (
     log_reader_query,
 )
 from application.errors import Forbidden, as_unavailable
+from application.monitoring import Metrics, NoMetrics
 from application.service_records import change_record, live_record
 from domain.collections.coercion import format_datetime
 from domain.epcis.event_query import EventQuery, QueryParameterError, parse_event_query
@@ -115,7 +116,9 @@ class OutboundFlows:
         scopes: EventScopes,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         jitter: Callable[[], float] = random.random,
+        metrics: Metrics | None = None,
     ) -> None:
+        self._metrics = metrics or NoMetrics()
         self._store = store
         self._expand = expand
         self._scopes = scopes
@@ -161,6 +164,7 @@ class OutboundFlows:
                 if as_unavailable(exc) is not None:
                     raise  # not the flow's failure: the database's, for the timer to wait out
                 log.exception("outbound flow %s failed", key)
+                self._metrics.delivery_failed("flow", "retrying")
                 error = f"The run failed: {type(exc).__name__}: {exc}"
                 delay = self._retry_later(key)
                 await self._blocking.run(
@@ -193,6 +197,7 @@ class OutboundFlows:
                     self._advance, key, batch, result, started, setup
                 )
                 self._failures.pop(key, None)
+                self._metrics.delivered("flow", batch.events)
                 sent += batch.events
                 documents += 1
                 summary = RunSummary(
@@ -204,6 +209,7 @@ class OutboundFlows:
                     f"The partner refused the document with {result.status}: {result.body[:200]}"
                 )
                 await self._blocking.run(self._stop, key, batch, error, result, started)
+                self._metrics.delivery_failed("flow", "stopped")
                 return RunSummary("stopped", sent, documents, result.status, error)
             error = (
                 f"The partner answered {result.status}: {result.body[:200]}"
@@ -212,6 +218,7 @@ class OutboundFlows:
             )
             delay = self._retry_later(key)
             await self._blocking.run(self._retrying, key, batch, error, result, started, delay)
+            self._metrics.delivery_failed("flow", "retrying")
             return RunSummary("retrying", sent, documents, result.status, error)
         return summary
 

@@ -39,6 +39,7 @@ def build_flows(core: Core, items: ItemsService, epcis: EpcisCapability) -> Flow
         DeliverySettings(batch_size=settings.flow_batch_size),
         epcis.events.parsed,
         scopes=epcis.scopes,
+        metrics=core.metrics,
     )
     core.background.every("flows", settings.flow_poll_interval, outbound.run_due)
 

@@ -14,6 +14,7 @@ RESERVED_SEGMENTS = frozenset(
         "folders",
         "graphql",
         "health",
+        "metrics",
         "notifications",
         "operations",
         "panels",

@@ -1,5 +1,6 @@
 """Checks EPCIS 2.0 documents against Tracepoint's own JSON Schema and words each violation."""
 
+import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import resources
@@ -48,13 +49,7 @@ class DocumentValidator:
     """Validates EPCIS documents: the Rust validator decides, violations are worded for people."""
 
     def __init__(self) -> None:
-        schema = load_schema()
-        self._capture = _SchemaCheck("captureDocument", schema, ("epcisBody", "eventList"))
-        self._query = _SchemaCheck(
-            "EPCISQueryDocument",
-            schema,
-            ("epcisBody", "queryResults", "resultsBody", "eventList"),
-        )
+        self._capture, self._query = _checks()
 
     def validate_capture(self, document: object) -> list[Violation]:
         """Every violation in a document sent for capture; [] means a valid EPCISDocument."""
@@ -63,6 +58,19 @@ class DocumentValidator:
     def validate_query_document(self, document: object) -> list[Violation]:
         """Every violation in an EPCISQueryDocument; [] means it is valid."""
         return self._query.violations(document)
+
+
+@functools.cache
+def _checks() -> tuple["_SchemaCheck", "_SchemaCheck"]:
+    # Compiled once a process (milliseconds each time a service starts); the compiled
+    # validators hold no state.
+    schema = load_schema()
+    return (
+        _SchemaCheck("captureDocument", schema, ("epcisBody", "eventList")),
+        _SchemaCheck(
+            "EPCISQueryDocument", schema, ("epcisBody", "queryResults", "resultsBody", "eventList")
+        ),
+    )
 
 
 class _SchemaCheck:

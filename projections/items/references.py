@@ -39,9 +39,8 @@ class ReferenceProjection(Projection):
         # is part of the tables' shape, so the runner drops them and they are filled anew.
         self.revision = _digest(self._lists)
 
-    def create_tables(self, conn: Connection) -> None:
-        """Create the tables and fill those that are empty (new, or made anew)."""
-        super().create_tables(conn)
+    def fill(self, conn: Connection) -> None:
+        """Fill the tables that are empty (new, made anew, or emptied by hand)."""
         for collection, rows in self._lists:
             if conn.fetchval(f'SELECT 1 FROM "{collection.table}" LIMIT 1') is not None:
                 continue

@@ -1,19 +1,24 @@
 """The projection runner: exactly once, across crashes, concurrent runners and replays."""
 
+import dataclasses
 import threading
 from typing import Any
 
 import pytest
 
 from application.runtime import Tracepoint
+from domain.collections.schema import FieldType
 from domain.epcis.captured_event import CapturedEvent
 from infrastructure.settings import Settings
 from projections.epcis.events import EpcisEventsProjection
+from projections.items.records import RecordsProjection
+from projections.projection import Projection
 from tests.conftest import make_settings
 from tests.epcis.documents import object_event
 
 
-def captured(n: int, capture_id: str = "c1") -> list[CapturedEvent]:
+def captured(n: int, capture_id: str = "c1", first: int = 0) -> list[CapturedEvent]:
+    """`n` events of one capture, numbered from `first`."""
     return [
         CapturedEvent(
             event_id=f"urn:uuid:00000000-0000-4000-8000-{i:012d}",
@@ -22,7 +27,7 @@ def captured(n: int, capture_id: str = "c1") -> list[CapturedEvent]:
             record_time="2024-03-01T10:00:00.000Z",
             capture_id=capture_id,
         )
-        for i in range(n)
+        for i in range(first, first + n)
     ]
 
 
@@ -55,7 +60,9 @@ def test_a_crash_inside_a_batch_loses_and_doubles_nothing(
     small_batches: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service = Tracepoint(small_batches)
-    service.store.save(*captured(10))
+    # Two captures: a batch never ends inside one.
+    service.store.save(*captured(4, "a"))
+    service.store.save(*captured(6, "b", first=4))
     original = EpcisEventsProjection.apply
     calls = {"n": 0}
 
@@ -97,7 +104,8 @@ def test_events_stored_while_the_projector_was_down_are_projected_on_restart(
 def test_two_runners_on_one_database_apply_each_event_once(small_batches: Settings) -> None:
     first = Tracepoint(small_batches)
     second = Tracepoint(small_batches)
-    first.store.save(*captured(20))
+    for k in range(5):  # five captures, so the runners race over several batches
+        first.store.save(*captured(4, f"c{k}", first=4 * k))
     threads = [threading.Thread(target=s.projections.catch_up) for s in (first, second)]
     for thread in threads:
         thread.start()
@@ -331,3 +339,128 @@ def test_tables_from_before_shapes_were_recorded_are_rebuilt(small_batches: Sett
     upgraded.projections.catch_up()
     assert count(upgraded, "epcis_events") == 2
     upgraded.close()
+
+
+def made_tables(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The projections whose `create_tables` runs from now on, by name."""
+    made: list[str] = []
+    original = Projection.create_tables
+
+    def noting(self: Projection, conn: Any) -> None:
+        made.append(self.name)
+        original(self, conn)
+
+    monkeypatch.setattr(Projection, "create_tables", noting)
+    return made
+
+
+def test_a_start_skips_the_ddl_of_tables_made_as_they_are_now(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Tracepoint(small_batches).close()
+    made = made_tables(monkeypatch)
+    again = Tracepoint(small_batches)
+    assert made == []
+    again.close()
+
+
+def test_a_start_remakes_the_search_index_of_a_collection_whose_search_fields_changed(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Tracepoint(small_batches).close()
+    original = RecordsProjection.__init__
+
+    def searching_one_field(self: RecordsProjection, collections: Any) -> None:
+        original(self, collections)
+        first = self.searched[0]
+        [text, *_] = [f.name for f in first.fields if f.type == FieldType.STRING]
+        # Another search field: the same tables, another search index.
+        self.searched = (dataclasses.replace(first, search=(text,)), *self.searched[1:])
+
+    monkeypatch.setattr(RecordsProjection, "__init__", searching_one_field)
+    made = made_tables(monkeypatch)
+    Tracepoint(small_batches).close()
+    assert made == [RecordsProjection.name]
+
+
+def test_a_replay_makes_every_table_again(small_batches: Settings) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(3))
+    service.projections.rebuild()
+    assert count(service, "epcis_events") == 3
+    service.close()
+
+
+def stored_positions(service: Tracepoint) -> dict[str, int]:
+    with service.database.transaction(write=False) as conn:
+        return dict(conn.fetchall("SELECT name, position FROM projection_positions"))
+
+
+def test_every_projection_stands_at_one_position_after_catch_up(
+    small_batches: Settings,
+) -> None:
+    service = Tracepoint(small_batches)
+    head = service.store.save(*captured(10))
+    service.projections.catch_up()
+    assert set(stored_positions(service).values()) == {head}
+    service.close()
+
+
+def test_just_saved_events_move_every_projection_together(small_batches: Settings) -> None:
+    service = Tracepoint(small_batches)
+    service.projections.catch_up()
+    saved = service.store.append(*captured(3))
+    assert service.projections.apply_saved(saved) is True
+    assert set(stored_positions(service).values()) == {saved[-1].position}
+    service.close()
+
+
+def test_a_batch_is_committed_by_every_projection_at_once_or_by_none(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(3, capture_id="first"))
+    service.projections.catch_up()
+    before = stored_positions(service)
+    service.store.save(*captured(2, capture_id="second", first=3))
+
+    def crash(self: EpcisEventsProjection, conn: Any, events: Any) -> None:
+        raise RuntimeError("the events projection fails")
+
+    monkeypatch.setattr(EpcisEventsProjection, "apply", crash)
+    with pytest.raises(RuntimeError):
+        service.projections.catch_up()
+    # The others did not run ahead of the failing one.
+    assert stored_positions(service) == before
+    service.close()
+
+
+def test_a_rebuilt_projection_catches_up_to_the_others_before_they_move_on(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(6))
+    service.projections.catch_up()
+    service.close()
+    monkeypatch.setattr(EpcisEventsProjection, "revision", EpcisEventsProjection.revision + 1)
+    upgraded = Tracepoint(small_batches)
+    head = upgraded.store.save(*captured(3, capture_id="later", first=6))
+    upgraded.projections.catch_up()
+    assert set(stored_positions(upgraded).values()) == {head}
+    assert count(upgraded, "epcis_events") == 9
+    upgraded.close()
+
+
+def test_a_batch_takes_in_the_whole_capture_its_last_event_belongs_to(
+    small_batches: Settings,
+) -> None:
+    service = Tracepoint(small_batches)
+    service.store.save(*captured(10, capture_id="big"))
+    head = service.store.save(*captured(2, capture_id="next", first=10))
+    applied: list[int] = []
+    service.projections.catch_up(applied.append)
+    # Batches of 4 events, but none ends inside the capture of 10.
+    assert applied[0] == 10
+    assert count(service, "epcis_events") == 12
+    assert set(stored_positions(service).values()) == {head}
+    service.close()

@@ -1,0 +1,115 @@
+"""What the service tells its monitoring: the `Metrics` port the use cases count events
+through, and the state a scrape reads (projection lag, background work, the pool).
+
+The application knows no metrics library: an adapter (infrastructure/metrics.py)
+implements the port, and the API renders the state in the Prometheus format.
+"""
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol, TypeVar
+
+from infrastructure.database import Database, PoolStats
+from projections.monitoring import FlowRow, MonitoringReader, StatusRow, SubscriptionRow
+from projections.runner import ProjectionLag, ProjectionRunner
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class Metrics(Protocol):
+    """Counts what happens, where it happens."""
+
+    def captured(self, stored: int, already_present: int, rejected: int) -> None:
+        """A capture stored: its events by what became of them."""
+
+    def capture_rejected(self, reason: str) -> None:
+        """A capture request refused as a whole (validation, conflict, size, ...)."""
+
+    def delivered(self, kind: str, events: int) -> None:
+        """A flow or subscription (`kind`) delivered a document of `events` events."""
+
+    def delivery_failed(self, kind: str, outcome: str) -> None:
+        """A flow or subscription delivery failed: `retrying` or `stopped`."""
+
+    def codes_created(self, count: int) -> None:
+        """An identifier job wrote `count` codes."""
+
+
+class NoMetrics:
+    """Counts nothing: for use cases built without monitoring."""
+
+    def captured(self, stored: int, already_present: int, rejected: int) -> None:
+        """Nothing."""
+
+    def capture_rejected(self, reason: str) -> None:
+        """Nothing."""
+
+    def delivered(self, kind: str, events: int) -> None:
+        """Nothing."""
+
+    def delivery_failed(self, kind: str, outcome: str) -> None:
+        """Nothing."""
+
+    def codes_created(self, count: int) -> None:
+        """Nothing."""
+
+
+@dataclass(frozen=True)
+class ServiceState:
+    """The service as a scrape sees it. A part that could not be read is None and named
+    in `failed`, so one unreachable table does not hide the rest."""
+
+    at: datetime
+    head: int | None = None
+    projections: list[ProjectionLag] | None = None
+    flows: list[FlowRow] | None = None
+    subscriptions: list[SubscriptionRow] | None = None
+    identifier_jobs: list[StatusRow] | None = None
+    reservations: list[StatusRow] | None = None
+    pool: PoolStats | None = None
+    failed: list[str] = field(default_factory=list)
+
+
+class StateReader:
+    """Reads the service's state for a scrape (blocking: run it off the event loop)."""
+
+    def __init__(
+        self,
+        runner: ProjectionRunner,
+        database: Database,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._runner = runner
+        self._database = database
+        self._reader = MonitoringReader(database)
+        self._clock = clock
+
+    def read(self) -> ServiceState:
+        """Every part of the state that can be read now."""
+        now = self._clock()
+        failed: list[str] = []
+        lag = self._part("projections", lambda: self._runner.lag(now), failed)
+        return ServiceState(
+            at=now,
+            head=lag[0] if lag else None,
+            projections=lag[1] if lag else None,
+            flows=self._part("flows", self._reader.flows, failed),
+            subscriptions=self._part("subscriptions", self._reader.subscriptions, failed),
+            identifier_jobs=self._part("identifier_jobs", self._reader.identifier_jobs, failed),
+            reservations=self._part("reservations", self._reader.reservations, failed),
+            pool=self._part("database_pool", self._database.pool_stats, failed),
+            failed=failed,
+        )
+
+    @staticmethod
+    def _part(name: str, read: Callable[[], T], failed: list[str]) -> T | None:
+        try:
+            return read()
+        except Exception:  # a scrape reports what it could not read, and carries on
+            log.warning("metrics: reading %s failed", name, exc_info=True)
+            failed.append(name)
+            return None

@@ -1,0 +1,50 @@
+"""Logs captured as `tracepoint serve` writes them, from a service in the test process."""
+
+import io
+import logging
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from api.app import create_app
+from api.logs.access import AccessLogger
+from application.runtime import Tracepoint
+
+
+@pytest.fixture
+def output() -> Iterator[io.StringIO]:
+    """Where the configured logs go; the root logger, the warnings and the hook of
+    uncaught exceptions are restored afterwards."""
+    root = logging.getLogger()
+    handlers, level, excepthook = root.handlers[:], root.level, sys.excepthook
+    yield io.StringIO()
+    sys.excepthook = excepthook
+    logging.captureWarnings(False)
+    for handler in root.handlers[:]:
+        root.removeHandler(handler)
+    for handler in handlers:
+        root.addHandler(handler)
+    root.setLevel(level)
+
+
+def lines(output: io.StringIO) -> list[str]:
+    """The lines logged so far."""
+    return output.getvalue().splitlines()
+
+
+async def logged_client(
+    tracepoint: Tracepoint, aiohttp_client: Any, routes: dict[str, Any] | None = None
+) -> TestClient[Any, Any]:
+    """A client of the service served with the access logger `serve` uses; `routes` are
+    extra GET handlers by path, for failures no real route makes on demand."""
+    app = create_app(tracepoint, manage_lifecycle=False)
+    for path, handler in (routes or {}).items():
+        app.router.add_get(path, handler)
+    # (TestServer drops the keyword arguments it is made with: they go to start_server.)
+    server = TestServer(app)
+    await server.start_server(access_log_class=AccessLogger)
+    client: TestClient[Any, Any] = await aiohttp_client(server)
+    return client
