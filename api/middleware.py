@@ -11,11 +11,14 @@ from api.epcis.negotiation import prefers_problem_xml
 from api.epcis.responses import ProblemResponse, epcis_exception
 from api.families import is_epcis
 from api.platform_responses import error_response, platform_error
-from application.errors import PlatformError
+from application.errors import PlatformError, as_unavailable
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+#: Requests that change nothing, so running them again cannot do anything twice.
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 @web.middleware
@@ -35,7 +38,7 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
             return epcis_exception(404, "NoSuchResourceException", "No such resource")
         return platform_error(404, "ROUTE_NOT_FOUND", "No such resource")
     try:
-        return await handler(request)
+        return await _handled(request, handler)
     except (web.RequestPayloadError, HttpProcessingError) as exc:
         # The body could not be read as sent (e.g. a corrupt gzip or deflate stream).
         cause = exc.__cause__ if isinstance(exc.__cause__, HttpProcessingError) else exc
@@ -70,15 +73,37 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
         if exc.status == 405:
             return platform_error(405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed.")
         return platform_error(exc.status, "INVALID_PAYLOAD", exc.reason)
-    except Exception as exc:
-        answer = epcis_error(request, exc) if is_epcis(request) else None
+    except Exception as caught:
+        # However a lost database showed itself, it is answered as one: 503, not 500.
+        failure: Exception = as_unavailable(caught) or caught
+        answer = epcis_error(request, failure) if is_epcis(request) else None
         if answer is not None:
             return answer
-        if isinstance(exc, PlatformError):
+        if isinstance(failure, PlatformError):
             # On either family: a platform failure the EPCIS table does not name (a 503
             # when writes keep colliding) keeps its own status and Directus answer.
-            return error_response(exc)
+            return error_response(failure)
         log.exception("unhandled error on %s %s", request.method, request.path)
         if is_epcis(request):
             return epcis_exception(500, "ImplementationException", "An internal error occurred")
         return platform_error(500, "INTERNAL_SERVER_ERROR", "An unexpected error occurred.")
+
+
+async def _handled(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The handler's answer; a request that changes nothing is run once more when a
+    connection broke under it (the server restarted): the retry gets a fresh one.
+
+    Captures are not run again here: one whose connection broke at its commit may be
+    stored or not, and only the client's resend (idempotent by event ID) settles that.
+    """
+    try:
+        return await handler(request)
+    except Exception as exc:
+        unavailable = as_unavailable(exc)
+        if (
+            unavailable is None
+            or not unavailable.fresh_connection_may_help
+            or request.method not in _SAFE_METHODS
+        ):
+            raise
+    return await handler(request)

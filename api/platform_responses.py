@@ -5,7 +5,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from application.errors import PlatformError, RequestsExceeded
+from application.errors import PlatformError
 
 #: HTTP status of each error code, as Directus answers them.
 STATUS = {
@@ -41,7 +41,7 @@ def platform_error(
 def error_response(exc: PlatformError) -> web.Response:
     """The answer to a use case's failure."""
     response = platform_error(STATUS.get(exc.code, 500), exc.code, exc.message, exc.extensions)
-    if isinstance(exc, RequestsExceeded):
+    if exc.retry_after is not None:
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 

@@ -6,6 +6,7 @@ from aiohttp import web
 from api.epcis.discovery import vendor_version
 from api.keys import caller, service
 from api.platform_responses import data_response
+from application.errors import DatabaseUnavailable
 from application.server_info import server_info
 
 routes = web.RouteTableDef()
@@ -27,6 +28,8 @@ async def health(request: web.Request) -> web.Response:
         status=503,
         body=orjson.dumps({"status": "error", "checks": result.failing}),
         content_type="application/json",
+        # Outages are mostly over in seconds (a restart, a fail-over).
+        headers={"Retry-After": str(DatabaseUnavailable.retry_after)},
     )
 
 

@@ -5,10 +5,13 @@ with several processes, each job or reservation is worked on by one of them."""
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from application.outages import OutageWatch
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +42,14 @@ class Background:
         self._stopping = False
         #: Woken while running: run again right after.
         self._again: set[str] = set()
+        self._outages: dict[str, OutageWatch] = {}
+        #: Work waiting out an outage → when (time.monotonic) it tries again.
+        self._retry_at: dict[str, float] = {}
 
     def every(self, name: str, seconds: float, work: Work) -> None:
         """Run `work` every `seconds` (and when `wake(name)` is called)."""
         self._work[name] = (work, seconds)
+        self._outages[name] = OutageWatch(f"background work {name}", seconds)
 
     async def start(self) -> None:
         """Start the timers; each piece of work also runs once right away."""
@@ -85,7 +92,11 @@ class Background:
                 await task
 
     def _guarded(self, name: str, work: Work) -> Work:
+        outage = self._outages[name]
+
         async def run() -> None:
+            if outage.down and time.monotonic() < self._retry_at.get(name, 0.0):
+                return  # backing off: the database was unavailable at the last try
             task = asyncio.current_task()
             if task is not None:
                 self._tasks.add(task)
@@ -95,10 +106,14 @@ class Background:
                     self._again.discard(name)
                     try:
                         await work()
-                    except Exception:
+                    except Exception as exc:
                         # The next run tries again; the error must not stop the timer.
-                        log.exception("background work %s failed", name)
+                        if outage.failed(exc):
+                            self._retry_at[name] = time.monotonic() + outage.delay()
+                        else:
+                            log.exception("background work %s failed", name)
                         return
+                    outage.succeeded()
                     if name not in self._again:
                         return
             except asyncio.CancelledError:

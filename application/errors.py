@@ -1,5 +1,7 @@
 """Failures a use case reports to its caller, independent of HTTP."""
 
+from infrastructure.outages import cannot_connect, is_database_unavailable
+
 
 class NotFound(LookupError):
     """The named thing does not exist."""
@@ -21,6 +23,8 @@ class PlatformError(Exception):
 
     code = "INTERNAL_SERVER_ERROR"
     default_message = "An unexpected error occurred."
+    #: Seconds after which trying again may succeed (sent as `Retry-After`), if known.
+    retry_after: int | None = None
 
     def __init__(self, message: str | None = None, **extensions: object) -> None:
         super().__init__(message or self.default_message)
@@ -145,3 +149,28 @@ class ServiceUnavailable(PlatformError):
     """A write kept losing races with concurrent writes; trying again will do."""
 
     code = "SERVICE_UNAVAILABLE"
+
+
+class DatabaseUnavailable(ServiceUnavailable):
+    """The database cannot be reached (stopped, restarting, unreachable): nothing was
+    changed by the failed request's last step, and trying again later will do.
+
+    `fresh_connection_may_help` is False when no connection could be had at all (a retry
+    now would only wait again), True when one broke in use (the server restarted).
+    """
+
+    default_message = "The database is unavailable. Try again shortly."
+    retry_after = 5
+
+    def __init__(self, fresh_connection_may_help: bool = False) -> None:
+        super().__init__()
+        self.fresh_connection_may_help = fresh_connection_may_help
+
+
+def as_unavailable(exc: BaseException) -> DatabaseUnavailable | None:
+    """`exc` as the application's outage error when it says the database is unreachable."""
+    if isinstance(exc, DatabaseUnavailable):
+        return exc
+    if not is_database_unavailable(exc):
+        return None
+    return DatabaseUnavailable(fresh_connection_may_help=not cannot_connect(exc))

@@ -5,6 +5,7 @@ import contextlib
 import logging
 
 from application.blocking import BlockingRunner
+from application.outages import OutageWatch
 from projections.runner import ProjectionRunner
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,7 @@ class ReadModelFollower:
         self._wake = asyncio.Event()
         self._progress = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
+        self._outage = OutageWatch("read-model follower", poll_interval)
 
     async def start(self) -> None:
         """Catch up once, then keep following in a background task."""
@@ -71,9 +73,13 @@ class ReadModelFollower:
             self._wake.clear()
             try:
                 await self._blocking.run(self._runner.catch_up)
-            except Exception:
-                log.exception("projection failed; retrying")
-                await asyncio.sleep(self._poll_interval)
+            except Exception as exc:
+                if self._outage.failed(exc):
+                    await asyncio.sleep(self._outage.delay())
+                else:
+                    log.exception("projection failed; retrying")
+                    await asyncio.sleep(self._poll_interval)
                 continue
+            self._outage.succeeded()
             async with self._progress:
                 self._progress.notify_all()

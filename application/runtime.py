@@ -1,6 +1,7 @@
 """The composition root: builds the shared core and each capability from the settings,
 and starts and stops them."""
 
+import asyncio
 import secrets
 import time
 from collections.abc import Callable
@@ -92,6 +93,12 @@ def build_projection_runner(
     return ProjectionRunner(store, database, projections, batch_size=batch_size, retired=retired)
 
 
+def _drop_broken_connections(database: Database, store: EventStore) -> None:
+    """After a lost connection: replace every pooled connection that no longer works."""
+    database.drop_broken_connections()
+    store.drop_broken_connections()
+
+
 def build_core(
     settings: Settings,
     metrics: Metrics | None = None,
@@ -117,7 +124,10 @@ def build_core(
         sessions = SessionStore(database)
         attempts = AttemptStore(database)
         positions = WritePositions(database) if database.replicas else None
-    blocking = BlockingRunner(workers=settings.database_pool_size)
+    blocking = BlockingRunner(
+        workers=settings.database_pool_size,
+        drop_broken_connections=lambda: _drop_broken_connections(database, store),
+    )
     secret = (
         settings.secret.get_secret_value()
         if settings.secret
@@ -232,14 +242,15 @@ class Tracepoint:
         self.database.close()
 
     async def health(self) -> Health:
-        """Check that the database answers."""
-        failing: dict[str, str] = {}
-        try:
-            await self.blocking.run(self.database.ping)
-        except Exception as exc:  # any failure to answer is what the check reports
-            failing["database"] = f"{type(exc).__name__}: {exc}".strip()
-        try:
-            await self.blocking.run(self.store.max_position)
-        except Exception as exc:
-            failing["event_store"] = f"{type(exc).__name__}: {exc}".strip()
+        """Check that the database and the event store answer (together: in an outage
+        each waits out its pool's timeout)."""
+        checks = {"database": self.database.ping, "event_store": self.store.max_position}
+        results = await asyncio.gather(
+            *(self.blocking.run(check) for check in checks.values()), return_exceptions=True
+        )
+        failing = {
+            name: f"{type(result).__name__}: {result}".strip()
+            for name, result in zip(checks, results, strict=True)
+            if isinstance(result, Exception)  # any failure to answer is what is reported
+        }
         return Health(failing)

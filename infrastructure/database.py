@@ -6,6 +6,7 @@ that differ; the dialect turns it into what SQLite or PostgreSQL expects.
 
 import hashlib
 import queue
+import select
 import sqlite3
 import threading
 import time
@@ -176,6 +177,28 @@ def _enable_wal(path: str, seconds: float = 30.0) -> None:
         time.sleep(0.01)
 
 
+def _dropped_by_server(raw: psycopg.Connection[Any]) -> bool:
+    """Whether an idle connection has something to read: on an idle session that is the
+    server's termination notice or the end of the stream."""
+    try:
+        poller = select.poll()
+        poller.register(raw.fileno(), select.POLLIN | select.POLLERR | select.POLLHUP)
+        return bool(poller.poll(0))
+    except (OSError, psycopg.Error):
+        return True
+
+
+def _unlock(raw: psycopg.Connection[Any], key: int) -> None:
+    """Release a session advisory lock. A session that was lost (the server went away)
+    released it with itself: the work it guarded, done by then, does not fail for that."""
+    try:
+        raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        raw.commit()
+    except psycopg.OperationalError:
+        if not raw.broken and not raw.closed:
+            raise
+
+
 @dataclass(frozen=True)
 class PoolStats:
     """How the connection pool is used right now."""
@@ -236,6 +259,25 @@ class Database:
         #: Streaming replicas of a PostgreSQL primary that routed reads may use.
         self.replicas = Replicas(replicas, pool_size, replica_max_lag) if replicas else None
 
+    @contextmanager
+    def _pg_connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection the server has not dropped.
+
+        After a restart every idle connection is dead, and would fail its next statement
+        (a 503 for a capture though the database is back). The server's goodbye (or the
+        closed socket) is already waiting to be read on such a connection: a poll of the
+        socket, not a round trip, tells; the pool then drops every dead one at once.
+        """
+        assert self._pg_pool is not None
+        for attempt in range(2):
+            with self._pg_pool.connection() as raw:
+                if attempt == 0 and _dropped_by_server(raw):
+                    raw.close()  # the pool discards a closed connection when it is returned
+                else:
+                    yield raw
+                    return
+            self._pg_pool.check()
+
     def _sqlite_connection(self) -> sqlite3.Connection:
         try:
             return self._sqlite_pool.get_nowait()
@@ -282,7 +324,7 @@ class Database:
         wait for the disk; a crash may lose the last such commits, never half of one.
         """
         if self._pg_pool is not None:
-            with self._pg_pool.connection() as raw, raw.transaction():
+            with self._pg_connection() as raw, raw.transaction():
                 if not durable:
                     raw.execute("SET LOCAL synchronous_commit = off")
                 yield Connection(raw, self.dialect)
@@ -333,13 +375,12 @@ class Database:
                 yield
             return
         key = lock_key(name)
-        with self._pg_pool.connection() as raw:
+        with self._pg_connection() as raw:
             raw.execute("SELECT pg_advisory_lock(%s)", (key,))
             try:
                 yield
             finally:
-                raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
-                raw.commit()
+                _unlock(raw, key)
 
     @contextmanager
     def try_exclusive(self, name: str) -> Iterator[bool]:
@@ -359,7 +400,7 @@ class Database:
                 yield True
                 return
             key = lock_key(name)
-            with self._pg_pool.connection() as raw:
+            with self._pg_connection() as raw:
                 got = raw.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
                 raw.commit()
                 if not got or not got[0]:
@@ -368,8 +409,7 @@ class Database:
                 try:
                     yield True
                 finally:
-                    raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
-                    raw.commit()
+                    _unlock(raw, key)
         finally:
             with self._held_lock:
                 self._held.discard(name)
@@ -387,6 +427,12 @@ class Database:
             return
         with self._pg_pool.connection() as raw:
             raw.execute(f"ANALYZE {', '.join(tables)}")
+
+    def drop_broken_connections(self) -> None:
+        """Test the idle pooled connections and replace those that no longer work (after
+        an outage), so the next transaction gets a live one (PostgreSQL)."""
+        if self._pg_pool is not None and not self._closed:
+            self._pg_pool.check()
 
     def ping(self) -> None:
         """Raise if the database cannot answer a trivial query."""

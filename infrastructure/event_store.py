@@ -18,6 +18,7 @@ from eventsourcing.persistence import (
     Transcoder,
 )
 from eventsourcing.utils import get_topic
+from psycopg_pool import ConnectionPool
 
 from domain.aggregate import Aggregate, DomainEvent
 from infrastructure.database import chunks
@@ -211,6 +212,14 @@ class EventStore:
         )
         to_event = self._app.mapper.to_domain_event
         return [LoggedEvent(n.id, to_event(n)) for n in notifications]
+
+    def drop_broken_connections(self) -> None:
+        """Test the idle pooled connections and replace those that no longer work (after
+        an outage), so the next use gets a live one (PostgreSQL)."""
+        datastore = getattr(self._app.recorder, "datastore", None)
+        pool = getattr(datastore, "pool", None)
+        if isinstance(pool, ConnectionPool) and not pool.closed:
+            pool.check()
 
     def close(self) -> None:
         """Release the store's connections."""

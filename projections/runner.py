@@ -12,6 +12,7 @@ from eventsourcing.utils import get_topic
 
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import EventStore, LoggedEvent
+from infrastructure.outages import is_database_unavailable
 from projections.projection import Projection
 from projections.search_index import search_environment
 
@@ -243,10 +244,12 @@ class ProjectionRunner:
             return False
         try:
             return self._apply_saved(events, first, last)
-        except Exception:
+        except Exception as exc:
             # The events are stored; failing to project them here only defers them to
-            # the follower, and must not fail the write that stored them.
-            log.exception("projecting just-saved events failed; the follower will retry")
+            # the follower, and must not fail the write that stored them. An outage is
+            # the follower's to report, once.
+            if not is_database_unavailable(exc):
+                log.exception("projecting just-saved events failed; the follower will retry")
             return False
         finally:
             self._lock.release()
@@ -294,9 +297,10 @@ class ProjectionRunner:
             return
         try:
             self._db.analyze([table for p in self.projections for table in p.tables])
-        except Exception:
+        except Exception as exc:
             # Stale statistics slow queries down; they never make them wrong.
-            log.exception("refreshing the query tables' statistics failed")
+            if not is_database_unavailable(exc):
+                log.exception("refreshing the query tables' statistics failed")
             return
         self._analyzed_at = head
 

@@ -15,7 +15,14 @@ from application.epcis.capture import CaptureLimitExceeded, EventIdConflict, Inv
 from application.epcis.event_queries import QueryTooLarge
 from application.epcis.named_queries import UnknownQuery
 from application.epcis.page_tokens import InvalidPageToken
-from application.errors import AlreadyExists, Forbidden, InvalidRequest, NotFound, PlatformError
+from application.errors import (
+    AlreadyExists,
+    DatabaseUnavailable,
+    Forbidden,
+    InvalidRequest,
+    NotFound,
+    PlatformError,
+)
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.subscriptions import SubscriptionControlsError
 
@@ -46,6 +53,13 @@ EXCEPTIONS: dict[type[Exception], tuple[int, str, dict[str, str]]] = {
     CaptureLimitExceeded: (413, "CaptureLimitExceededException", {}),
     EventIdConflict: (409, "ResourceAlreadyExistsException", {}),
     QueryTooLarge: (413, "QueryTooLargeException", {}),
+    # EPCIS 2.0 names no exception for a service that is down for a while; its catch-all
+    # is ImplementationException, and 503 with Retry-After says it is temporary.
+    DatabaseUnavailable: (
+        503,
+        "ImplementationException",
+        {"Retry-After": str(DatabaseUnavailable.retry_after)},
+    ),
 }
 
 

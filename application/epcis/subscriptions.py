@@ -42,7 +42,7 @@ from application.epcis.subscription_records import (
     subscription_body,
 )
 from application.epcis.xml_documents import XmlDocuments
-from application.errors import Forbidden, NotFound
+from application.errors import Forbidden, NotFound, as_unavailable
 from application.monitoring import Metrics, NoMetrics
 from application.read_model_follower import ReadModelFollower
 from application.service_records import change_record, live_record
@@ -226,7 +226,9 @@ class SubscriptionService:
                 continue
             try:
                 await self._deliver_if_due(row, now, newest)
-            except Exception:  # one broken subscription must not hold up the others
+            except Exception as exc:  # one broken subscription must not hold up the others
+                if as_unavailable(exc) is not None:
+                    raise  # not the subscription's failure: the database's, for the timer
                 log.exception("subscription %s failed", key)
 
     async def _deliver_if_due(self, row: dict[str, Any], now: datetime, newest: int) -> None:

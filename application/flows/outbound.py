@@ -32,7 +32,7 @@ from application.epcis.delivery import (
     in_one_delivery,
     log_reader_query,
 )
-from application.errors import Forbidden
+from application.errors import Forbidden, as_unavailable
 from application.monitoring import Metrics, NoMetrics
 from application.service_records import change_record, live_record
 from domain.collections.coercion import format_datetime
@@ -161,6 +161,8 @@ class OutboundFlows:
             try:
                 return await self._run(key)
             except Exception as exc:  # one broken flow must not hold up the others
+                if as_unavailable(exc) is not None:
+                    raise  # not the flow's failure: the database's, for the timer to wait out
                 log.exception("outbound flow %s failed", key)
                 self._metrics.delivery_failed("flow", "retrying")
                 error = f"The run failed: {type(exc).__name__}: {exc}"
