@@ -1,0 +1,162 @@
+"""The shell examples of README.md and docs/*.md run as written against a fresh service.
+
+The convention the documentation follows:
+
+- Every ```` ```sh ````, ```` ```bash ````, ```` ```shell ```` and ```` ```console ````
+  block is an example that runs (of a `console` block, the `$ ` lines and their `\\`
+  continuations). A block that cannot run here (`make run`, `pip install`, a partner
+  server, SMTP, minutes of work) has `<!-- not run: <reason> -->` on the line before it.
+- The blocks of one file run in order in one fresh `bash -euo pipefail`, in an empty
+  directory, against a service started for that file alone: a block may use the
+  variables an earlier block of the same file set (`TOKEN`), never another file's.
+- Examples reach the service at http://127.0.0.1:8080; the test starts its own on a free
+  port (so a service already on 8080, or another test run, never meets it) and writes
+  that address instead. They sign in with `TRACEPOINT_ADMIN_EMAIL`,
+  `TRACEPOINT_ADMIN_PASSWORD` and `TRACEPOINT_ADMIN_TOKEN`, which the test sets for both
+  the service and the shell.
+- A command that fails must fail its block: `curl -fsS` (a 4xx or 5xx is an error),
+  and only curl, python3 and the shell's own tools (no jq).
+
+A failure names the block's file and line, the block, its output and the service's log.
+The service runs on SQLite: what the examples show does not depend on the backend.
+"""
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.markdown_examples import Example, examples, last_started, script
+from tests.pg_cluster import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+TRACEPOINT = Path(sys.executable).parent / "tracepoint"
+ADMIN = {
+    "TRACEPOINT_ADMIN_EMAIL": "admin@tracepoint.local",
+    "TRACEPOINT_ADMIN_PASSWORD": "docs-example-password",
+    "TRACEPOINT_ADMIN_TOKEN": "docs-example-static-token",
+}
+#: Seconds a file's examples may take, and the service to answer its first ping.
+RUN_TIMEOUT = 120
+START_TIMEOUT = 60
+
+
+def _runnable() -> dict[str, list[Example]]:
+    found = {}
+    for path in DOCUMENTS:
+        blocks = [b for b in examples(path, str(path.relative_to(ROOT))) if b.run]
+        if blocks:
+            found[blocks[0].file] = blocks
+    return found
+
+
+RUNNABLE = _runnable()
+
+
+@dataclass
+class Service:
+    """A `tracepoint serve` started for one file's examples."""
+
+    address: str
+    log: Path
+
+
+def _clean_environment() -> dict[str, str]:
+    """This process's environment without settings of ours that would reach the service."""
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("TRACEPOINT_", "EMAIL_", "PUBLIC_URL"))
+    }
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    """A fresh service on SQLite in `tmp_path`, on a free port."""
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    log = tmp_path / "service.log"
+    env = {
+        **_clean_environment(),
+        **ADMIN,
+        "TRACEPOINT_DATABASE_URL": f"sqlite:///{tmp_path / 'tracepoint.db'}",
+        "TRACEPOINT_HOST": "127.0.0.1",
+        "TRACEPOINT_PORT": str(port),
+        "PUBLIC_URL": f"http://{address}",
+        "TRACEPOINT_RUN_DIR": str(tmp_path / "run"),
+        "TRACEPOINT_MAIL_DIR": str(tmp_path / "mail"),
+        "TRACEPOINT_UPLOADS_DIR": str(tmp_path / "uploads"),
+        # Examples capture a few events: no analysis workers to fork.
+        "TRACEPOINT_CAPTURE_WORKERS": "0",
+        "TRACEPOINT_PASSWORD_HASH_TIME_COST": "1",
+        "TRACEPOINT_PASSWORD_HASH_MEMORY_KIB": "32",
+    }
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [str(TRACEPOINT), "serve"],
+            env=env,
+            cwd=tmp_path,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not _answers(f"http://{address}/server/ping"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the service did not start:\n{log.read_text()}")
+            time.sleep(0.05)
+        yield Service(address, log)
+    finally:
+        # Nothing of it is kept, and it has no child processes (no capture workers).
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize("document", sorted(RUNNABLE))
+def test_the_shell_examples_run_as_written(document: str, service: Service, tmp_path: Path) -> None:
+    workdir = tmp_path / "examples"
+    workdir.mkdir()
+    blocks = RUNNABLE[document]
+    try:
+        result = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script(blocks, service.address)],
+            env={**_clean_environment(), **ADMIN},
+            cwd=workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=RUN_TIMEOUT,
+            text=True,
+            check=False,
+        )
+        output, failed = result.stdout, result.returncode != 0
+        status = f"exit status {result.returncode}"
+    except subprocess.TimeoutExpired as exc:
+        partial = exc.stdout or b""
+        output = partial.decode(errors="replace") if isinstance(partial, bytes) else partial
+        failed = True
+        status = f"still running after {RUN_TIMEOUT} s"
+    if failed:
+        place, printed = last_started(output)
+        source = next((b.source for b in blocks if b.place == place), "")
+        log_tail = "\n".join(service.log.read_text(errors="replace").splitlines()[-30:])
+        pytest.fail(
+            f"{place or document}: the example failed ({status})\n"
+            f"--- example ---\n{source}\n--- output ---\n{printed}\n"
+            f"--- service log (last lines) ---\n{log_tail}",
+            pytrace=False,
+        )
