@@ -68,39 +68,43 @@ class Service:
     log: Path
 
 
+#: The examples and the test reach the service directly, whatever proxy is configured.
+_LOCAL = "127.0.0.1,localhost"
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def _clean_environment() -> dict[str, str]:
-    """This process's environment without settings of ours that would reach the service."""
-    return {
+    """This environment without settings of ours that would reach the service, no proxy."""
+    kept = {
         key: value
         for key, value in os.environ.items()
         if not key.startswith(("TRACEPOINT_", "EMAIL_", "PUBLIC_URL"))
     }
+    return {**kept, "NO_PROXY": _LOCAL, "no_proxy": _LOCAL}
 
 
 def _answers(url: str) -> bool:
     try:
-        with urllib.request.urlopen(url, timeout=1) as response:
+        with _DIRECT.open(url, timeout=1) as response:
             return bool(response.status == 200)
     except OSError:
         return False
 
 
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[Service]:
-    """A fresh service on SQLite in `tmp_path`, on a free port."""
+def _start(directory: Path, log: Path) -> tuple[subprocess.Popen[bytes], str] | None:
+    """`tracepoint serve` on a free port, answering; None if another took the port first."""
     port = free_port()
     address = f"127.0.0.1:{port}"
-    log = tmp_path / "service.log"
     env = {
         **_clean_environment(),
         **ADMIN,
-        "TRACEPOINT_DATABASE_URL": f"sqlite:///{tmp_path / 'tracepoint.db'}",
+        "TRACEPOINT_DATABASE_URL": f"sqlite:///{directory / 'tracepoint.db'}",
         "TRACEPOINT_HOST": "127.0.0.1",
         "TRACEPOINT_PORT": str(port),
         "PUBLIC_URL": f"http://{address}",
-        "TRACEPOINT_RUN_DIR": str(tmp_path / "run"),
-        "TRACEPOINT_MAIL_DIR": str(tmp_path / "mail"),
-        "TRACEPOINT_UPLOADS_DIR": str(tmp_path / "uploads"),
+        "TRACEPOINT_RUN_DIR": str(directory / "run"),
+        "TRACEPOINT_MAIL_DIR": str(directory / "mail"),
+        "TRACEPOINT_UPLOADS_DIR": str(directory / "uploads"),
         # Examples capture a few events: no analysis workers to fork.
         "TRACEPOINT_CAPTURE_WORKERS": "0",
         "TRACEPOINT_PASSWORD_HASH_TIME_COST": "1",
@@ -108,18 +112,32 @@ def service(tmp_path: Path) -> Iterator[Service]:
     }
     with log.open("wb") as output:
         process = subprocess.Popen(
-            [str(TRACEPOINT), "serve"],
-            env=env,
-            cwd=tmp_path,
-            stdout=output,
-            stderr=subprocess.STDOUT,
+            [str(TRACEPOINT), "serve"], env=env, cwd=directory, stdout=output, stderr=output
         )
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _answers(f"http://{address}/server/ping"):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            return None
+        time.sleep(0.05)
+    return process, address
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    """A fresh service on SQLite in its own directory, on a free port."""
+    log = tmp_path / "service.log"
+    for attempt in range(3):
+        directory = tmp_path / f"service-{attempt}"
+        directory.mkdir()
+        started = _start(directory, log)
+        if started is not None:
+            break
+    else:
+        pytest.fail(f"the service did not start:\n{log.read_text(errors='replace')}")
+    process, address = started
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while not _answers(f"http://{address}/server/ping"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the service did not start:\n{log.read_text()}")
-            time.sleep(0.05)
         yield Service(address, log)
     finally:
         # Nothing of it is kept, and it has no child processes (no capture workers).
