@@ -11,14 +11,15 @@ The convention the documentation follows:
   variables an earlier block of the same file set (`TOKEN`), never another file's.
 - Examples reach the service at http://127.0.0.1:8080; the test starts its own on a free
   port (so a service already on 8080, or another test run, never meets it) and writes
-  that address instead. They sign in with `TRACEPOINT_ADMIN_EMAIL`,
-  `TRACEPOINT_ADMIN_PASSWORD` and `TRACEPOINT_ADMIN_TOKEN`, which the test sets for both
-  the service and the shell.
+  that address instead. They sign in as `admin@tracepoint.local` with
+  `$TRACEPOINT_ADMIN_PASSWORD`, or use the static token `$TRACEPOINT_ADMIN_TOKEN`; the
+  test gives the service and the shell the same values.
 - A command that fails must fail its block: `curl -fsS` (a 4xx or 5xx is an error),
   and only curl, python3 and the shell's own tools (no jq).
 
-A failure names the block's file and line, the block, its output and the service's log.
-The service runs on SQLite: what the examples show does not depend on the backend.
+A failure names the block's file and line, the block, its output and the service's log;
+`pytest tests/test_docs_examples.py -k history` runs one file's. The service runs on
+SQLite: what the examples show does not depend on the backend.
 """
 
 import os
