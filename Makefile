@@ -2,7 +2,11 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+# One stamp for the runtime install (`make run`), one for the dev extras (the rest):
+# serving needs none of the ~50 packages the test tools add.
+DIGEST := $(shell sha1sum pyproject.toml | cut -c1-12)
+RUN_STAMP := $(VENV)/.installed-run-$(DIGEST)
+STAMP := $(VENV)/.installed-dev-$(DIGEST)
 
 # The Directus SDK check (tests/directus_sdk) runs node with the SDK pinned there.
 SDK_CHECK := tests/directus_sdk
@@ -10,12 +14,21 @@ SDK_MODULES := $(SDK_CHECK)/node_modules/.package-lock.json
 
 .PHONY: run test lint typecheck layers unit fuzz bench install clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+# A current pip first: it resolves and installs the dependencies in about 60 % of the
+# CPU time of the pip Python 3.11 bundles (10 against 16 s), for 1.5 s of upgrading.
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e .
+	rm -f $(VENV)/.installed-run-*
+	touch $(RUN_STAMP)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
 	rm -f $(VENV)/.installed-*
-	touch $(STAMP)
+	touch $(STAMP) $(RUN_STAMP)
 
 # Without npm the SDK check is skipped (tests/directus_sdk/test_directus_sdk.py says so),
 # except in CI, where it is mandatory.
@@ -31,7 +44,7 @@ $(SDK_MODULES): $(SDK_CHECK)/package-lock.json
 
 install: $(STAMP) $(SDK_MODULES)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	mkdir -p var
 	$(BIN)/tracepoint serve
 
