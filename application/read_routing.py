@@ -49,9 +49,12 @@ class ReadRouting:
         try:
             await self._blocking.run(self._positions.wrote, caller)
         except Exception as exc:
+            noticed = self._pinned(caller)
             now = self._clock()
             self._on_primary = {c: t for c, t in self._on_primary.items() if t > now}
             self._on_primary[caller] = now + self._max_lag
+            if noticed:  # one line per caller and period: an outage fails many writes
+                return
             log.warning(
                 "could not note where the writes of %s end (%s); its reads use the primary"
                 " for %.0f s",
