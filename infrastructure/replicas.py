@@ -249,14 +249,15 @@ class Replicas:
     def _read_failed(self, index: int, raw: Any, exc: psycopg.Error) -> None:
         with contextlib.suppress(psycopg.Error):
             raw.execute("ROLLBACK")
-        if raw.broken or raw.closed or is_database_unavailable(exc):
-            self._mark_down(index, exc)
-        elif exc.sqlstate in _RECOVERY_CONFLICTS:
+        if exc.sqlstate in _RECOVERY_CONFLICTS:
+            # The replica is well (even when it ended the session): only this read moves.
             log.info(
                 "replica %s cancelled a read (%s); it runs on the primary",
                 _where(self._urls[index]),
                 exc.sqlstate,
             )
+        elif raw.broken or raw.closed or is_database_unavailable(exc):
+            self._mark_down(index, exc)
 
     def _mark_down(self, index: int, exc: BaseException) -> None:
         if self._down_until[index] <= time.monotonic():

@@ -443,3 +443,56 @@ async def test_a_committed_write_answers_2xx_when_its_position_cannot_be_noted(
     assert await found(client, epc) == [[epc]]
     assert counts(service).replica[0] == replica
     assert counts(service).primary == primary_reads
+
+
+@contextlib.contextmanager
+def _impatient(standby: Cluster) -> Iterator[None]:
+    """The standby cancels at once whatever holds back its replay of the primary's WAL."""
+    with psycopg.connect(standby.url(), autocommit=True) as conn:
+        conn.execute("ALTER SYSTEM SET max_standby_streaming_delay = 0")
+        conn.execute("SELECT pg_reload_conf()")
+    try:
+        yield
+    finally:
+        with psycopg.connect(standby.url(), autocommit=True) as conn:
+            conn.execute("ALTER SYSTEM RESET max_standby_streaming_delay")
+            conn.execute("SELECT pg_reload_conf()")
+
+
+async def test_a_read_the_standby_cancels_in_a_real_recovery_conflict_runs_on_the_primary(
+    clusters: tuple[Cluster, Cluster],
+    standby: Cluster,
+    service: Tracepoint,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    primary, _ = clusters
+    with psycopg.connect(primary.url(), autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS conflict_probe (x int)")
+    epc = _epc()
+    await capture(client, object_event(epcList=[epc]))
+    await asyncio.to_thread(caught_up, primary, standby)
+    replicas = service.database.replicas
+    assert replicas is not None
+    choose = replicas._try
+
+    @contextlib.contextmanager
+    def in_conflict(index: int, after: str | None) -> Iterator[Any]:
+        with choose(index, after) as raw:
+            if raw is not None:
+                # The read holds a lock the primary's next WAL record needs on the standby.
+                raw.execute("SELECT FROM conflict_probe")
+                with psycopg.connect(primary.url()) as conn:
+                    conn.execute("LOCK TABLE conflict_probe IN ACCESS EXCLUSIVE MODE")
+                caught_up(primary, standby)
+            yield raw
+
+    monkeypatch.setattr(replicas, "_try", in_conflict)
+    with _impatient(standby):
+        assert await found(client, epc) == [[epc]]
+    monkeypatch.undo()
+    # Nothing is wrong with the replica itself: the next read may use it.
+    await asyncio.to_thread(caught_up, primary, standby)
+    before = counts(service).replica[0]
+    assert await found(client, epc) == [[epc]]
+    assert counts(service).replica[0] > before
