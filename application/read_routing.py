@@ -67,8 +67,11 @@ class ReadRouting:
         """Run `read`, whose queries may go to a replica that has replayed past the
         caller's last write (any replica for a caller that never wrote); run it again on
         the primary when a query failed on the replica."""
-        if self._positions is None or self._pinned(caller):
+        if self._positions is None:
             return await read()
+        if self._pinned(caller):
+            with routed_read(None, primary_only=True):
+                return await read()
         after = await self._blocking.run(self._positions.last_write, caller) if caller else None
         with routed_read(after) as route:
             try:
@@ -77,7 +80,8 @@ class ReadRouting:
                 if not route.failed:
                     raise
         log.debug("a read failed on a replica; running it on the primary")
-        return await read()
+        with routed_read(None, primary_only=True):
+            return await read()
 
     def _pinned(self, caller: str | None) -> bool:
         until = self._on_primary.get(caller) if caller is not None else None

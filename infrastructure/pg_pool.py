@@ -18,9 +18,11 @@ def connection_pool(
     connect_timeout: int,
     application_name: str | None = None,
     autocommit: bool = False,
+    check_idle: bool = False,
 ) -> ConnectionPool[psycopg.Connection[Any]]:
     """An open pool of connections to `url`, in its schema; `timeout` bounds the wait
-    for a connection, `connect_timeout` the wait for the server."""
+    for a connection, `connect_timeout` the wait for the server; `check_idle` tests a
+    connection before handing it out."""
     return ConnectionPool(
         conninfo=psycopg.conninfo.make_conninfo(
             host=url.host,
@@ -36,8 +38,7 @@ def connection_pool(
         min_size=min_size,
         max_size=max_size,
         timeout=timeout,
-        # A connection broken while idle is replaced before it is handed out.
-        check=ConnectionPool.check_connection if application_name else None,
+        check=ConnectionPool.check_connection if check_idle else None,
         kwargs={"autocommit": True} if autocommit else {},
         open=True,
         name=name,

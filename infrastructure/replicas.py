@@ -62,6 +62,8 @@ class ReadRoute:
     target: int | None = None
     #: A statement failed on the replica: the read must run again on the primary.
     failed: bool = False
+    #: Routable, but to be served by the primary (counted there).
+    primary_only: bool = False
 
 
 #: The routed read this context is in, if any: outside one every read uses the primary.
@@ -69,9 +71,10 @@ _ROUTE: ContextVar[ReadRoute | None] = ContextVar("tracepoint_read_route", defau
 
 
 @contextlib.contextmanager
-def routed_read(after: str | None) -> Iterator[ReadRoute]:
-    """Let the reads of this context go to a replica that has replayed past `after`."""
-    route = ReadRoute(after)
+def routed_read(after: str | None, *, primary_only: bool = False) -> Iterator[ReadRoute]:
+    """Let the reads of this context go to a replica that has replayed past `after`
+    (`primary_only`: to none, but count them as routed reads the primary served)."""
+    route = ReadRoute(after, primary_only=primary_only)
     token = _ROUTE.set(route)
     try:
         yield route
@@ -114,6 +117,8 @@ class Replicas:
                 application_name=APPLICATION_NAME,
                 # Transactions are begun READ ONLY and ended by hand.
                 autocommit=True,
+                # A session the replica dropped while idle is replaced, not handed out.
+                check_idle=True,
             )
             for index, url in enumerate(urls)
         ]
@@ -151,7 +156,12 @@ class Replicas:
     def connection(self, route: ReadRoute) -> Iterator[Any | None]:
         """A raw connection in a read-only transaction on a replica fit for `route`, or
         None when the read must go to the primary (and the route remembers that)."""
-        candidates = range(len(self._pools)) if route.target is None else (route.target,)
+        if route.primary_only:
+            candidates: Sequence[int] = ()
+        elif route.target is None:
+            candidates = range(len(self._pools))
+        else:
+            candidates = (route.target,)
         for index in candidates:
             if index < 0 or self._down_until[index] > time.monotonic():
                 continue

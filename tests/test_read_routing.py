@@ -36,8 +36,11 @@ def _routing(blocking: BlockingRunner, now: list[float]) -> ReadRouting:
 
 
 async def _routed(reads: ReadRouting, caller: str) -> bool:
+    """Whether `caller`'s read may go to a replica."""
+
     async def read() -> Any:
-        return current_route() is not None
+        route = current_route()
+        return route is not None and not route.primary_only
 
     return bool(await reads.read(caller, read))
 
