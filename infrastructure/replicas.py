@@ -4,7 +4,8 @@ A read is sent to a replica only inside a routed read (`routed_read`) and only w
 replica has replayed the WAL past the caller's last write and lags less than a bound;
 otherwise, and whenever a replica cannot be reached, it goes to the primary. One routed
 read (one request) stays on the replica it first used: replay only moves forward, so its
-later statements never see less than its first ones.
+later statements never see less than its first ones. A statement that fails on the
+replica marks the routed read failed, for its caller to run it again on the primary.
 """
 
 import contextlib
