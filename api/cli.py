@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from api.logs.formats import configure_logging
+from api.logs.masking import mask_text
 from application.startup import (
     StartupFailed,
     check_reachable,
@@ -29,7 +30,8 @@ console = Console()
 
 def _fail(error: StartupFailed) -> NoReturn:
     """One line on stderr and a non-zero exit: no traceback for an operator's mistake."""
-    sys.stderr.write(f"tracepoint: {error}\n")
+    # Written outside the logging filter, so masked here: a message may quote a setting.
+    sys.stderr.write(f"tracepoint: {mask_text(str(error))}\n")
     raise typer.Exit(code=1)
 
 
@@ -82,8 +84,10 @@ def _address(sock: socket.socket) -> str:
 @cli.command()
 def replay() -> None:
     """Drop every read model and rebuild it from the event store."""
+    configure_logging()  # masked from the first line, as for `serve`
     try:
         settings = load_settings()
+        configure_logging(settings.log_format, settings.log_level)
         check_reachable(settings)
     except StartupFailed as error:
         _fail(error)

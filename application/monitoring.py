@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol, TypeVar
 
+from application.outages import OutageWatch
 from infrastructure.database import Database, PoolStats
 from infrastructure.replicas import ReplicaCounts
 from projections.monitoring import FlowRow, MonitoringReader, StatusRow, SubscriptionRow
@@ -90,23 +91,25 @@ class StateReader:
         self._database = database
         self._reader = MonitoringReader(database)
         self._clock = clock
+        self._outage = OutageWatch("metrics")
 
     def read(self) -> ServiceState:
         """Every part of the state that can be read now."""
         now = self._clock()
-        failed: list[str] = []
-        lag = self._part("projections", lambda: self._runner.lag(now), failed)
+        scrape = _Scrape()
+        lag = self._part("projections", lambda: self._runner.lag(now), scrape)
         return ServiceState(
             at=now,
             head=lag[0] if lag else None,
             projections=lag[1] if lag else None,
-            flows=self._part("flows", self._reader.flows, failed),
-            subscriptions=self._part("subscriptions", self._reader.subscriptions, failed),
-            identifier_jobs=self._part("identifier_jobs", self._reader.identifier_jobs, failed),
-            reservations=self._part("reservations", self._reader.reservations, failed),
-            pool=self._part("database_pool", self._database.pool_stats, failed),
+            flows=self._part("flows", self._reader.flows, scrape),
+            subscriptions=self._part("subscriptions", self._reader.subscriptions, scrape),
+            identifier_jobs=self._part("identifier_jobs", self._reader.identifier_jobs, scrape),
+            reservations=self._part("reservations", self._reader.reservations, scrape),
+            # The pool's own counters: no query, readable during an outage too.
+            pool=self._part("database_pool", self._database.pool_stats, scrape, queries=False),
             replica_reads=self._replica_reads(),
-            failed=failed,
+            failed=scrape.failed,
         )
 
     def _replica_reads(self) -> ReplicaCounts | None:
@@ -116,11 +119,31 @@ class StateReader:
         counts = replicas.counts
         return ReplicaCounts(list(counts.replica), counts.primary)
 
-    @staticmethod
-    def _part(name: str, read: Callable[[], T], failed: list[str]) -> T | None:
-        try:
-            return read()
-        except Exception:  # a scrape reports what it could not read, and carries on
-            log.warning("metrics: reading %s failed", name, exc_info=True)
-            failed.append(name)
+    def _part(
+        self, name: str, read: Callable[[], T], scrape: "_Scrape", queries: bool = True
+    ) -> T | None:
+        """`read()`, or None with `name` noted as failed; `queries`: it asks the database."""
+        if queries and scrape.database_down:
+            # Each part would wait the pool's timeout in turn: longer than a scrape may take.
+            scrape.failed.append(name)
             return None
+        try:
+            found = read()
+        except Exception as exc:  # a scrape reports what it could not read, and carries on
+            scrape.failed.append(name)
+            if queries and self._outage.failed(exc):  # one line per outage, not per scrape
+                scrape.database_down = True
+            else:
+                log.warning("metrics: reading %s failed", name, exc_info=True)
+            return None
+        if queries:
+            self._outage.succeeded()  # the end of an outage, logged once
+        return found
+
+
+@dataclass
+class _Scrape:
+    """One scrape's parts that could not be read, and whether the database is down."""
+
+    failed: list[str] = field(default_factory=list)
+    database_down: bool = False

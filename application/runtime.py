@@ -2,6 +2,7 @@
 and starts and stops them."""
 
 import asyncio
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -65,6 +66,8 @@ class Health:
         """True when every check passed."""
         return not self.failing
 
+
+log = logging.getLogger(__name__)
 
 #: Collections whose tables other projections than the records' keep.
 _OWN_PROJECTIONS = frozenset({"unique_code", "code_scan", *REFERENCE_LISTS})
@@ -176,7 +179,9 @@ class Tracepoint:
 
     def __init__(self, settings: Settings, clock: Callable[[], float] = time.time) -> None:
         self.settings = settings
-        # Counted whether or not /metrics is served: a counter costs about a microsecond.
+        # What the use cases do (captures, deliveries, codes) is counted whether or not
+        # /metrics is served: a counter costs about a microsecond. Requests are counted
+        # only when it is served (api/app.py installs `request_metrics` then).
         # A registry of this instance's own: tests run many services in one process.
         self.metrics = PrometheusMetrics()
         self.core = core = build_core(settings, self.metrics, clock)
@@ -221,10 +226,20 @@ class Tracepoint:
             # Kept at once: whatever happens to this start, the next one can point at them.
             self.first_credentials_error = self.first_credentials.keep(self.bootstrap_credentials)
         await self.blocking.run(migrate_named_queries, self.store, self.core.instance)
-        await self.follower.start()
+        await self.follower.start()  # caught up: what other processes wrote is readable
+        if self.bootstrap_credentials is None:
+            await self.blocking.run(self._discard_used_credentials)
         self.epcis.analyser.start()
         if settings.background_work:
             await self.core.background.start()
+
+    def _discard_used_credentials(self) -> None:
+        passwords, reader = self.core.passwords, self.core.access_reader
+        if self.first_credentials.discard_if_used(reader, passwords):
+            log.info(
+                "deleted %s: the bootstrap admin has signed in or changed its password",
+                self.first_credentials.path,
+            )
 
     async def stop(self) -> None:
         """Stop background work and close every connection."""

@@ -28,6 +28,15 @@ class CredentialsFile:
         """Whether the credentials still wait for the admin's first sign-in."""
         return self.path.is_file()
 
+    def read(self) -> dict[str, str]:
+        """The file's `key: value` lines (empty when it is gone)."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        pairs = (line.partition(": ") for line in text.splitlines() if not line.startswith("#"))
+        return {key: value for key, sep, value in pairs if sep}
+
     def discard(self) -> None:
         """Delete the file (the admin has signed in); nothing happens when it is gone."""
         self.path.unlink(missing_ok=True)

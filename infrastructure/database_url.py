@@ -34,23 +34,27 @@ class DatabaseUrl:
         if parts.scheme == "sqlite":
             path = unquote(parts.path[1:] if parts.path.startswith("/") else parts.path)
             if not path:
-                raise InvalidDatabaseUrl(f"{url!r} names no SQLite file")
+                raise InvalidDatabaseUrl(f"{masked_url(url)!r} names no SQLite file")
             return cls(backend="sqlite", path=path)
         if parts.scheme in ("postgresql", "postgres"):
             query = parse_qs(parts.query)
             dbname = unquote(parts.path.lstrip("/"))
             if not dbname:
-                raise InvalidDatabaseUrl(f"{url!r} names no database")
+                raise InvalidDatabaseUrl(f"{masked_url(url)!r} names no database")
+            try:
+                port = parts.port or 5432
+            except ValueError as exc:  # its message is safe: it quotes the port only
+                raise InvalidDatabaseUrl(f"{masked_url(url)!r}: {exc}") from exc
             return cls(
                 backend="postgresql",
                 host=parts.hostname or "127.0.0.1",
-                port=parts.port or 5432,
+                port=port,
                 user=unquote(parts.username or "postgres"),
                 password=unquote(parts.password or ""),
                 dbname=dbname,
                 schema=query.get("schema", ["public"])[0],
             )
-        raise InvalidDatabaseUrl(f"{url!r}: use sqlite:///path or postgresql://host/db")
+        raise InvalidDatabaseUrl(f"{masked_url(url)!r}: use sqlite:///path or postgresql://host/db")
 
     def ensure_directory(self) -> None:
         """Create the folder of a SQLite file, so a fresh checkout can start at once."""

@@ -61,6 +61,21 @@ class UnpipelinedPostgresApplicationRecorder(PostgresApplicationRecorder):
                 time.sleep(0.2)
         return None  # not reached: the last attempt returns or raises
 
+    def max_notification_id(self) -> int | None:
+        """The newest notification id. A connection that broke is retried once on another,
+        not ten times as the library does: with the server down that held every caller
+        (a /metrics scrape, a projection poll) for half a minute."""
+        for attempt in (1, 2):
+            try:
+                with self.datastore.get_connection() as conn, conn.cursor() as curs:
+                    curs.execute(self.max_notification_id_statement)
+                    row = curs.fetchone()
+                    return None if row is None else row["max"]
+            except (InterfaceError, OperationalError) as exc:
+                if attempt == 2 or cannot_connect(exc):
+                    raise
+        return None  # not reached: the last attempt returns or raises
+
     def _insert_in_one_transaction(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:

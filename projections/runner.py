@@ -203,9 +203,8 @@ class ProjectionRunner:
     def lag(self, now: datetime) -> tuple[int, list[ProjectionLag]]:
         """The log head and how far each projection is behind it.
 
-        A projection is as far as its stored position or, when further, as far as this
-        runner knows all of them are (the projections move together, so these agree but
-        for one that is new or rebuilt).
+        A projection is as far as its stored position, whichever process moved it: one
+        that is new or rebuilt (here or elsewhere) shows how far it has to go.
         """
         head = self._store.max_position()
         with self._db.transaction(write=False) as conn:
@@ -213,7 +212,7 @@ class ProjectionRunner:
         stored: dict[str, int] = {str(name): int(position) for name, position in rows}
         lags = []
         for projection in self.projections:
-            position = max(stored.get(projection.name, 0), self._reached)
+            position = stored.get(projection.name, 0)
             seconds = 0.0
             if position < head and projection.follows:
                 oldest = self._store.read(

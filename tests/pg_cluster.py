@@ -10,7 +10,6 @@ import contextlib
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -20,6 +19,7 @@ import psycopg
 import pytest
 
 from tests.conftest import is_true
+from tests.services import free_port
 
 
 def server_binaries() -> Path | None:
@@ -43,14 +43,6 @@ def require_server_binaries() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return binaries
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on at the moment."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 class Cluster:

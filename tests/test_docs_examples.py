@@ -26,7 +26,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from tests.markdown_examples import Example, examples, last_started, script
-from tests.pg_cluster import free_port
+from tests.services import answers, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -71,7 +70,6 @@ class Service:
 
 #: The examples and the test reach the service directly, whatever proxy is configured.
 _LOCAL = "127.0.0.1,localhost"
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def _clean_environment() -> dict[str, str]:
@@ -82,14 +80,6 @@ def _clean_environment() -> dict[str, str]:
         if not key.startswith(("TRACEPOINT_", "EMAIL_", "PUBLIC_URL"))
     }
     return {**kept, "NO_PROXY": _LOCAL, "no_proxy": _LOCAL}
-
-
-def _answers(url: str) -> bool:
-    try:
-        with _DIRECT.open(url, timeout=1) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
 
 
 def _start(directory: Path, log: Path) -> tuple[subprocess.Popen[bytes], str] | None:
@@ -116,7 +106,7 @@ def _start(directory: Path, log: Path) -> tuple[subprocess.Popen[bytes], str] | 
             [str(TRACEPOINT), "serve"], env=env, cwd=directory, stdout=output, stderr=output
         )
     deadline = time.monotonic() + START_TIMEOUT
-    while not _answers(f"http://{address}/server/ping"):
+    while not answers(f"http://{address}/server/ping"):
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             process.wait()

@@ -8,7 +8,6 @@ import socket
 import stat
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.pg_cluster import free_port
+from tests.services import answers, free_port, wait_for
 
 TRACEPOINT = Path(sys.executable).parent / "tracepoint"
 RULE = "+-"
@@ -35,23 +34,6 @@ def environment(tmp_path: Path, port: int, **settings: str) -> dict[str, str]:
         "TRACEPOINT_PASSWORD_HASH_MEMORY_KIB": "32",
         **settings,
     }
-
-
-def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=1) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
 
 
 def sign_in(port: int, email: str, password: str) -> int:

@@ -1,9 +1,11 @@
 """`/metrics`: Prometheus metrics, off by default, read with a metrics token or as an admin."""
 
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import psycopg
 import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
@@ -207,6 +209,58 @@ def test_a_part_of_the_state_that_cannot_be_read_is_named_and_the_rest_is_read(
         assert state.failed == ["projections"]
         assert state.projections is None
         assert state.pool is not None
+    finally:
+        service.close()
+
+
+DATABASE_PARTS = ["projections", "flows", "subscriptions", "identifier_jobs", "reservations"]
+
+
+def database_down(service: Tracepoint, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every query of a scrape fails as in an outage; returns the parts that tried."""
+    tried: list[str] = []
+
+    def unavailable(part: str) -> Callable[..., None]:
+        def read(*_: object) -> None:
+            tried.append(part)
+            raise psycopg.OperationalError("connection is lost")  # no server answered
+
+        return read
+
+    monkeypatch.setattr(
+        service.state, "_runner", type("R", (), {"lag": unavailable("projections")})
+    )
+    for part in DATABASE_PARTS[1:]:
+        monkeypatch.setattr(service.state._reader, part, unavailable(part))
+    return tried
+
+
+def test_a_scrape_during_an_outage_tries_the_database_once_and_names_every_part_unread(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = Tracepoint(make_settings(database_url))
+    try:
+        tried = database_down(service, monkeypatch)
+        state = service.state.read()
+        assert tried == ["projections"]
+        assert state.failed == DATABASE_PARTS
+        assert state.pool is not None  # the pool's own counters need no query
+    finally:
+        service.close()
+
+
+def test_an_outage_is_logged_once_without_a_traceback_however_often_it_is_scraped(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = Tracepoint(make_settings(database_url))
+    try:
+        database_down(service, monkeypatch)
+        with caplog.at_level(logging.WARNING):
+            for _ in range(3):
+                service.state.read()
+        [line] = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert "database is unavailable" in line.getMessage()
+        assert line.exc_info is None
     finally:
         service.close()
 

@@ -4,14 +4,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import orjson
 import pytest
 
-from tests.pg_cluster import free_port
+from tests.services import answers, free_port, wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -48,23 +46,6 @@ def running(pids: set[int]) -> set[int]:
         if state != "Z":
             alive.add(pid)
     return alive
-
-
-def wait_for(condition: object, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if callable(condition) and condition():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=1) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
 
 
 def test_the_analysis_workers_end_when_the_service_is_killed(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from tests.conftest import ADMIN_TOKEN, AS_CAPTURED, AUTH, SERVER_URL, _require_
 from tests.databases import with_database
 from tests.epcis.documents import document, object_event
 from tests.flows.partner import Partner, running_partner
-from tests.pg_cluster import free_port
+from tests.services import free_port
 
 #: The processes are started once: every test of the module runs in one xdist worker.
 pytestmark = pytest.mark.xdist_group("several-processes")
@@ -101,12 +101,14 @@ def processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Process
         for index in range(3):
             port = free_port()
             log = logs / f"serve-{index}.log"
-            popen = subprocess.Popen(
-                [str(CONSOLE_SCRIPT), "serve"],
-                env=_environment(with_database(SERVER_URL, name), port),
-                stdout=log.open("wb"),
-                stderr=subprocess.STDOUT,
-            )
+            # The child keeps its own copy of the file: ours is closed at once.
+            with log.open("wb") as output:
+                popen = subprocess.Popen(
+                    [str(CONSOLE_SCRIPT), "serve"],
+                    env=_environment(with_database(SERVER_URL, name), port),
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                )
             started.append(Process(f"http://127.0.0.1:{port}", popen, log))
         for process in started:
             _wait_until_serving(process)

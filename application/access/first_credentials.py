@@ -4,7 +4,9 @@ from pathlib import Path
 
 from application.access.bootstrap import BOOTSTRAP_ADMIN_ID, BootstrapCredentials
 from infrastructure.credentials_file import CredentialsFile
+from infrastructure.passwords import Passwords
 from infrastructure.settings import Settings
+from projections.access.reader import AccessReader
 
 
 class FirstCredentials:
@@ -51,6 +53,21 @@ class FirstCredentials:
         except OSError as exc:
             return f"{exc.strerror or exc} ({self._file.path})"
         return None
+
+    def discard_if_used(self, reader: AccessReader, passwords: Passwords) -> bool:
+        """At start: delete the file when the admin has signed in already (through any
+        process) or its password is no longer the file's; True when it was deleted."""
+        if not self.waiting():
+            return False
+        admin = reader.user(BOOTSTRAP_ADMIN_ID)
+        used = admin is None or reader.last_access(BOOTSTRAP_ADMIN_ID) is not None
+        password = self._file.read().get("password")
+        if not used and self._given["password"] is None and password is not None:
+            # One password hash, and only while the file waits: a reset changes the hash.
+            used = admin is not None and not passwords.verify(admin.password_hash, password)
+        if used:
+            self._file.discard()
+        return used
 
     def signed_in(self, user_id: str) -> None:
         """The bootstrap admin has signed in: the file has done its work."""

@@ -70,6 +70,12 @@ class AccessReader:
             row = conn.fetchone(f"SELECT {self._user_columns} WHERE id = ?", (user_id,))
         return _credentials(row)
 
+    def last_access(self, user_id: str) -> str | None:
+        """When the user last signed in (None: never, or no such user)."""
+        with self._db.transaction(write=False) as conn:
+            value = conn.fetchval("SELECT last_access FROM users WHERE id = ?", (user_id,))
+        return None if value is None else str(value)
+
     def notification_address(self, user_id: str) -> str | None:
         """The e-mail address of an active user who wants notifications by e-mail."""
         with self._db.transaction(write=False) as conn:

@@ -2,7 +2,6 @@
 sign-in, end to end: the mails are read from a real SMTP server in the test process."""
 
 import re
-import socket
 from collections.abc import AsyncIterator, Iterator
 from email import message_from_bytes
 from email.message import Message
@@ -19,6 +18,7 @@ from api.keys import TRACEPOINT
 from application.runtime import Tracepoint
 from tests.access.helpers import Client, call, code, ok, user_with
 from tests.conftest import make_settings
+from tests.services import free_port
 
 VERIFY_URL = "https://app.example.com/verify"
 INVITE_URL = "https://app.example.com/invite"
@@ -37,12 +37,6 @@ class Inbox:
 
     def to(self, address: str) -> list[Message]:
         return [m for m in self.messages if m["To"] == address]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from infrastructure.database_url import masked_url
 from infrastructure.listeners import PortInUse, bind_listeners
 from infrastructure.settings import Settings
 from tests.conftest import SERVER_URL
-from tests.pg_cluster import free_port
+from tests.services import free_port
 
 
 def test_the_default_public_url_follows_host_and_port() -> None:

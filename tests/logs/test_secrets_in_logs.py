@@ -18,7 +18,7 @@ import orjson
 import pyotp
 import pytest
 
-from tests.pg_cluster import free_port
+from tests.services import free_port
 
 TRACEPOINT = Path(sys.executable).parent / "tracepoint"
 ADMIN_EMAIL = "admin@example.com"

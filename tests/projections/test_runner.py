@@ -2,6 +2,7 @@
 
 import dataclasses
 import threading
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -463,4 +464,20 @@ def test_a_batch_takes_in_the_whole_capture_its_last_event_belongs_to(
     assert applied[0] == 10
     assert count(service, "epcis_events") == 12
     assert set(stored_positions(service).values()) == {head}
+    service.close()
+
+
+def test_the_lag_of_a_projection_rebuilt_by_another_process_is_its_stored_position(
+    small_batches: Settings,
+) -> None:
+    service = Tracepoint(small_batches)
+    head = service.store.save(*captured(6))
+    service.projections.catch_up()
+    # Another process starts rebuilding one projection: its tables begin again at 0.
+    name = EpcisEventsProjection().name
+    with service.database.transaction() as conn:
+        conn.execute("UPDATE projection_positions SET position = 0 WHERE name = ?", (name,))
+    _, lags = service.projections.lag(datetime.now(UTC))
+    lag = {lag.name: lag for lag in lags}[name]
+    assert (lag.position, lag.positions_behind) == (0, head)
     service.close()
