@@ -154,6 +154,7 @@ class Authenticator:
         # Without a stored hash this costs what checking one does (`Passwords.verify`).
         matches = await self._password_checks.run(self._passwords.verify, stored, password)
         if user is None or stored is None or not matches or user.status != "active":
+            await self._throttle.failed(attempt, _account_label(user, email))
             raise InvalidCredentials()
         if user.tfa_secret:
             await self._check_otp(user, otp, attempt)
@@ -171,6 +172,7 @@ class Authenticator:
             raise InvalidOtp()
         step = matching_step(user.tfa_secret, otp)
         if step is None or not await self._blocking.run(self._sessions.use_otp_step, user.id, step):
+            await self._throttle.failed(attempt, _account_label(user, ""))
             raise InvalidOtp()
 
     async def open_session(
@@ -262,3 +264,11 @@ class Authenticator:
             refresh_token=None if mode == "session" else refresh,
             expires=int(lifetime * 1000),
         )
+
+
+def _account_label(user: UserCredentials | None, email: str) -> str:
+    """How logs name a sign-in's account: its user id, or the e-mail masked (no user)."""
+    if user is not None:
+        return f"user {user.id}"
+    local, at, domain = normalise_email(email).partition("@")
+    return f"unknown e-mail {local[:1]}***{at}{domain}"
