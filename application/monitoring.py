@@ -20,6 +20,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+#: The subscription statuses that still deliver (the others are switched off).
+FOLLOWING = frozenset({"active", "retrying"})
+
 
 class Metrics(Protocol):
     """Counts what happens, where it happens."""
@@ -69,6 +72,9 @@ class ServiceState:
     projections: list[ProjectionLag] | None = None
     flows: list[FlowRow] | None = None
     subscriptions: list[SubscriptionRow] | None = None
+    #: Record time of the oldest event after the furthest-behind cursor of an active or
+    #: retrying subscription (None: nothing waits, or it could not be read).
+    subscription_waiting_since: datetime | None = None
     identifier_jobs: list[StatusRow] | None = None
     reservations: list[StatusRow] | None = None
     pool: PoolStats | None = None
@@ -96,18 +102,32 @@ class StateReader:
         now = self._clock()
         failed: list[str] = []
         lag = self._part("projections", lambda: self._runner.lag(now), failed)
+        subscriptions = self._part("subscriptions", self._reader.subscriptions, failed)
+        waiting = None
+        if subscriptions is not None:
+            waiting = self._part(
+                "subscription_lag", lambda: self._waiting_since(subscriptions), failed
+            )
         return ServiceState(
             at=now,
             head=lag[0] if lag else None,
             projections=lag[1] if lag else None,
             flows=self._part("flows", self._reader.flows, failed),
-            subscriptions=self._part("subscriptions", self._reader.subscriptions, failed),
+            subscriptions=subscriptions,
+            subscription_waiting_since=waiting,
             identifier_jobs=self._part("identifier_jobs", self._reader.identifier_jobs, failed),
             reservations=self._part("reservations", self._reader.reservations, failed),
             pool=self._part("database_pool", self._database.pool_stats, failed),
             replica_reads=self._replica_reads(),
             failed=failed,
         )
+
+    def _waiting_since(self, rows: list[SubscriptionRow]) -> datetime | None:
+        following = [r.lowest_position for r in rows if r.status in FOLLOWING]
+        if not following:
+            return None
+        micros = self._reader.first_record_time_after(min(following))
+        return None if micros is None else datetime.fromtimestamp(micros / 1e6, UTC)
 
     def _replica_reads(self) -> ReplicaCounts | None:
         replicas = self._database.replicas
