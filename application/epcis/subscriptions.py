@@ -271,7 +271,7 @@ class SubscriptionService:
                 cursor, rows, snapshot = await self._blocking.run(self._rows_after, key, target)
                 if not rows:
                     self._checked[key] = snapshot
-                    if not sent:
+                    if not sent and not report_if_empty:  # (an empty report moves it)
                         await self._skip_past(key, cursor, snapshot)
                 if not rows and (sent or not report_if_empty):
                     break

@@ -196,6 +196,17 @@ async def test_a_verification_link_without_its_token_gets_a_page_and_400(
     assert "carries no token" in await response.text()
 
 
+@pytest.mark.parametrize("accept", ["*/*", "application/json, text/html;q=0.9"])
+async def test_a_client_not_preferring_html_gets_the_api_answer(
+    mail_client: Client, smtp: tuple[Inbox, int], accept: str
+) -> None:
+    token = await registered(mail_client, smtp[0], "curl@example.com")
+    response = await mail_client.get(
+        "/users/register/verify-email", params={"token": token}, headers={"Accept": accept}
+    )
+    assert (response.status, await response.read()) == (204, b"")
+
+
 async def test_an_api_client_verifying_gets_204_and_directus_errors(
     mail_client: Client, smtp: tuple[Inbox, int]
 ) -> None:
