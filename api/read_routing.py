@@ -1,7 +1,6 @@
 """Read requests may be answered from a replica; writes note where they end (see
 `application.read_routing`)."""
 
-import contextlib
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -26,19 +25,14 @@ async def read_your_writes(request: web.Request, handler: Handler) -> web.Stream
     user = caller(request).user
     if request.method not in _READS:
         try:
-            response = await handler(request)
-        except BaseException:
-            # A failed request may have written all the same; noting it must not hide
-            # why it failed.
-            with contextlib.suppress(Exception):
-                await reads.wrote(user)
-            raise
-        await reads.wrote(user)
-        return response
+            return await handler(request)
+        finally:
+            # A failed request may have written all the same. Noting never raises: a
+            # committed write must not answer 503 (the client's resend would duplicate).
+            await reads.wrote(user)
     if not _routed(request):
         return await handler(request)
-    async with reads.reading(user):
-        return await handler(request)
+    return await reads.read(user, lambda: handler(request))
 
 
 def _routed(request: web.Request) -> bool:

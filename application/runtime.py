@@ -38,6 +38,7 @@ from infrastructure.instance_store import InstanceStore
 from infrastructure.metrics import PrometheusMetrics
 from infrastructure.passwords import Passwords
 from infrastructure.reference_data import REFERENCE_LISTS, reference_rows
+from infrastructure.replicas import Replicas
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
 from infrastructure.write_positions import WritePositions
@@ -106,11 +107,12 @@ def build_core(
 ) -> Core:
     """Open the database and the store, and make sure their tables exist."""
     url = DatabaseUrl.parse(settings.database_url)
-    database = Database(
-        url,
-        pool_size=settings.database_pool_size,
-        replicas=_replicas(url, settings.replica_urls),
-        replica_max_lag=settings.database_replica_max_lag,
+    database = Database(url, pool_size=settings.database_pool_size)
+    Replicas.attach(
+        database,
+        _replicas(url, settings.replica_urls),
+        settings.database_pool_size,
+        settings.database_replica_max_lag,
     )
     # Processes starting together on one PostgreSQL would race to create the same
     # tables and types; they take turns instead.
@@ -149,7 +151,7 @@ def build_core(
         access_reader=access_reader,
         passwords=Passwords(settings.password_hash_time_cost, settings.password_hash_memory_kib),
         secret=secret,
-        reads=ReadRouting(positions, blocking),
+        reads=ReadRouting(positions, blocking, settings.database_replica_max_lag),
         metrics=metrics or NoMetrics(),
         clock=clock,
     )

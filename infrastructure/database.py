@@ -11,17 +11,20 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 import psycopg
 from psycopg_pool import ConnectionPool
 
 from infrastructure.database_url import DatabaseUrl
-from infrastructure.replicas import Replicas, current_route
+from infrastructure.pg_pool import connection_pool
+
+if TYPE_CHECKING:
+    from infrastructure.replicas import Replicas
 
 Row = tuple[Any, ...]
 
@@ -216,8 +219,6 @@ class Database:
         self,
         url: DatabaseUrl,
         pool_size: int = 8,
-        replicas: Sequence[DatabaseUrl] = (),
-        replica_max_lag: float = 30.0,
     ) -> None:
         self.url = url
         self._closed = False
@@ -238,26 +239,18 @@ class Database:
             self._pg_pool: ConnectionPool[psycopg.Connection[Any]] | None = None
         else:
             self.dialect = POSTGRESQL
-            self._pg_pool = ConnectionPool(
-                conninfo=psycopg.conninfo.make_conninfo(
-                    host=url.host,
-                    port=url.port,
-                    user=url.user,
-                    password=url.password or None,
-                    dbname=url.dbname,
-                    connect_timeout=5,
-                    options=f"-c search_path={url.schema}",
-                ),
+            self._pg_pool = connection_pool(
+                url,
+                name="tracepoint-read-models",
                 min_size=1,
                 max_size=pool_size,
                 # A health check or request fails within seconds when the server is gone,
                 # instead of queueing for the default 30 s.
                 timeout=5.0,
-                open=True,
-                name="tracepoint-read-models",
+                connect_timeout=5,
             )
-        #: Streaming replicas of a PostgreSQL primary that routed reads may use.
-        self.replicas = Replicas(replicas, pool_size, replica_max_lag) if replicas else None
+        #: Streaming replicas that routed reads may use (set by `Replicas.attach`).
+        self.replicas: Replicas | None = None
 
     @contextmanager
     def _pg_connection(self) -> Iterator[psycopg.Connection[Any]]:
@@ -343,21 +336,12 @@ class Database:
         finally:
             self._sqlite_pool.put(conn)
 
-    @contextmanager
-    def reading(self) -> Iterator[Connection]:
-        """A read-only transaction for a query: on a replica inside a routed read when
-        one has caught up with the caller (see `infrastructure.replicas`), else here."""
-        route = current_route()
-        if self.replicas is None or route is None or route.target == -1:
-            with self.transaction(write=False) as conn:
-                yield conn
-            return
-        with self.replicas.connection(route) as raw:
-            if raw is not None:
-                yield Connection(raw, self.dialect)
-                return
-        with self.transaction(write=False) as conn:
-            yield conn
+    def reading(self) -> AbstractContextManager[Connection]:
+        """A read-only transaction for a query: on a replica when `replicas` route it
+        there (see `infrastructure.replicas`), else here."""
+        if self.replicas is not None:
+            return self.replicas.reading()
+        return self.transaction(write=False)
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:

@@ -5,6 +5,7 @@ stored only as digests; static tokens (a user's `token` field) never expire and 
 only kind the EPCIS API accepts.
 """
 
+import contextlib
 import logging
 import secrets
 import time
@@ -149,15 +150,28 @@ class Authenticator:
         static token or its sessions.
         """
         attempt = await self._throttle.begin(ip, normalise_email(email))
-        user = await self._blocking.run(self._access.reader.user_by_email, email)
-        stored = user.password_hash if user is not None else None
-        # Without a stored hash this costs what checking one does (`Passwords.verify`).
-        matches = await self._password_checks.run(self._passwords.verify, stored, password)
-        if user is None or stored is None or not matches or user.status != "active":
-            await self._throttle.failed(attempt, _account_label(user, email))
-            raise InvalidCredentials()
-        if user.tfa_secret:
-            await self._check_otp(user, otp, attempt)
+        user: UserCredentials | None = None
+        try:
+            user = await self._blocking.run(self._access.reader.user_by_email, email)
+            stored = user.password_hash if user is not None else None
+            # Without a stored hash this costs what checking one does (`Passwords.verify`).
+            matches = await self._password_checks.run(self._passwords.verify, stored, password)
+            if user is None or stored is None or not matches or user.status != "active":
+                raise InvalidCredentials()
+            if user.tfa_secret:
+                await self._check_otp(user, otp, attempt)
+        except (InvalidCredentials, InvalidOtp):
+            # Logs the lock this failure started, if any (a withdrawn attempt started none).
+            with contextlib.suppress(Exception):  # a log line is no reason for another answer
+                await self._throttle.failed(attempt, _account_label(user, email))
+            raise
+        except BaseException:
+            # Neither a failure nor a success (the database went away, the client left
+            # during the check): the failure counted ahead is taken back, or someone
+            # retrying through an outage would lock their own sign-in.
+            with contextlib.suppress(Exception):
+                await self._throttle.withdraw(attempt)
+            raise
         await self._throttle.succeeded(attempt)
         await self._signed_in(user.id, ip, user_agent)
         await self._blocking.run(self._sessions.purge, self._clock())
@@ -172,7 +186,6 @@ class Authenticator:
             raise InvalidOtp()
         step = matching_step(user.tfa_secret, otp)
         if step is None or not await self._blocking.run(self._sessions.use_otp_step, user.id, step):
-            await self._throttle.failed(attempt, _account_label(user, ""))
             raise InvalidOtp()
 
     async def open_session(

@@ -56,7 +56,8 @@ class Throttle:
     Per address: at most `per_minute` attempts in any sliding minute. An attempt takes
     its place before it is checked, so attempts sent at once cannot all pass the limit;
     one that succeeds gives its place back. With `locks` (sign-in), failures in a row
-    lock the account and the address for a while (`begin`); a success unlocks both.
+    lock the account and the address for a while (`begin`); a success unlocks the
+    account.
     """
 
     def __init__(
@@ -144,7 +145,12 @@ class Throttle:
         await self._blocking.run(self._store.clear, self._scope, [f"account:{account}"])
 
     async def succeeded(self, attempt: Attempt) -> None:
-        """The attempt succeeded: its place is given back, the account's and the
-        address's failures in a row start again from none."""
+        """The attempt succeeded: its place is given back, the account's failures in a
+        row start again from none, and the address loses only this attempt's failure."""
         await self.release(attempt.address)
-        await self._blocking.run(self._store.clear, self._scope, attempt.subjects)
+        # Not the address's earlier failures: someone who signs in to an account of
+        # their own every few guesses would otherwise never be locked.
+        accounts = tuple(s for s in attempt.subjects if s.startswith("account:"))
+        others = tuple(s for s in attempt.subjects if s not in accounts)
+        await self._blocking.run(self._store.withdraw, self._scope, others, attempt.at)
+        await self._blocking.run(self._store.clear, self._scope, accounts)

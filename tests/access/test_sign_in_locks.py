@@ -178,7 +178,8 @@ async def test_a_success_after_the_lock_ends_starts_the_count_again(
     await fail(client, user.email, 3)
     clock.advance(60)
     assert (await login(client, user.email, user.password))[0] == 200
-    assert await fail(client, user.email, 2) == [401, 401]
+    # From another address: the first one's failures are still counted (see below).
+    assert await fail(client, user.email, 2, "10.0.0.2") == [401, 401]
     assert (await login(client, user.email, user.password))[0] == 200
 
 
@@ -187,6 +188,37 @@ async def test_one_address_failing_on_many_accounts_is_locked(client: Client) ->
     assert statuses == [401] * 5 + [429]
     assert (await login(client, ADMIN["email"], ADMIN["password"], "10.0.0.7"))[0] == 429
     assert (await login(client, ADMIN["email"], ADMIN["password"], "10.0.0.8"))[0] == 200
+
+
+async def test_signing_in_to_an_own_account_between_guesses_does_not_unlock_the_address(
+    client: Client,
+) -> None:
+    own = await user_with(client)
+    statuses = []
+    for i in range(3):
+        # Two guesses at other accounts, then a sign-in of the guesser's own account.
+        statuses += [
+            (await login(client, f"v{i}{j}@example.com", "x", "10.0.0.9"))[0] for j in (1, 2)
+        ]
+        statuses.append((await login(client, own.email, own.password, "10.0.0.9"))[0])
+    assert statuses == [401, 401, 200, 401, 401, 200, 401, 429, 429]
+
+
+async def test_a_sign_in_that_meets_a_database_failure_is_no_failure(
+    client: Client, tracepoint: Tracepoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = await user_with(client)
+    reader = tracepoint.access.authenticator._access.reader
+
+    def unavailable(email: str) -> None:
+        raise ConnectionError("the database went away")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(reader, "user_by_email", unavailable)
+        for _ in range(5):
+            status, _, _ = await login(client, user.email, user.password)
+            assert status >= 500
+    assert (await login(client, user.email, user.password))[0] == 200
 
 
 async def test_a_wrong_one_time_password_counts_as_a_failure(client: Client) -> None:

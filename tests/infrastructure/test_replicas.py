@@ -3,14 +3,17 @@ read-your-writes: against a real primary and standby this module makes for itsel
 (initdb and pg_basebackup on free ports), never the shared test server."""
 
 import asyncio
+import contextlib
 import secrets
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import psycopg
+import psycopg.errors
 import pytest
 from aiohttp.test_utils import TestClient
+from psycopg import sql
 from yarl import URL
 
 from api.app import create_app
@@ -20,7 +23,7 @@ from tests.access.helpers import user_with
 from tests.conftest import AS_CAPTURED, make_settings
 from tests.epcis.documents import object_event
 from tests.flows.helpers import capture
-from tests.pg_cluster import Cluster
+from tests.pg_cluster import Cluster, free_port
 
 #: The primary and standby are made once: every test of the module runs in one xdist worker.
 pytestmark = pytest.mark.xdist_group("replicas")
@@ -100,6 +103,39 @@ def caught_up(primary: Cluster, standby: Cluster) -> None:
 def pause_replay(standby: Cluster) -> None:
     with psycopg.connect(standby.url(), autocommit=True) as conn:
         conn.execute("SELECT pg_wal_replay_pause()")
+
+
+def _receiving(standby: Cluster) -> bool:
+    with psycopg.connect(standby.url(), autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT EXISTS (SELECT FROM pg_stat_wal_receiver WHERE status = 'streaming')"
+        ).fetchone()
+    return bool(row and row[0])
+
+
+def _set_primary_conninfo(standby: Cluster, conninfo: str, streaming: bool) -> None:
+    with psycopg.connect(standby.url(), autocommit=True) as conn:
+        conn.execute(sql.SQL("ALTER SYSTEM SET primary_conninfo = {}").format(conninfo))
+        conn.execute("SELECT pg_reload_conf()")
+    for _ in range(500):
+        if _receiving(standby) == streaming:
+            return
+        time.sleep(0.02)
+    raise TimeoutError(f"the standby's WAL receiver did not become streaming={streaming}")
+
+
+@contextlib.contextmanager
+def cut_off(standby: Cluster) -> Iterator[None]:
+    """The standby cut off from its primary: its WAL receiver points at a closed port
+    (reloaded, it stops streaming at once), until the block ends."""
+    with psycopg.connect(standby.url(), autocommit=True) as conn:
+        row = conn.execute("SHOW primary_conninfo").fetchone()
+    assert row is not None
+    _set_primary_conninfo(standby, f"host=127.0.0.1 port={free_port()} user=postgres", False)
+    try:
+        yield
+    finally:
+        _set_primary_conninfo(standby, str(row[0]), True)
 
 
 async def found(client: Client, epc: str, token: str | None = None) -> list[Any]:
@@ -263,3 +299,204 @@ async def test_a_replica_lagging_more_than_the_bound_is_skipped(
         assert counts(strict).primary > 0
     finally:
         await strict.stop()
+
+
+async def test_a_replica_cut_off_from_its_primary_is_not_taken_for_current(
+    clusters: tuple[Cluster, Cluster], standby: Cluster, client: Client, aiohttp_client: Any
+) -> None:
+    primary, _ = clusters
+    strict = Tracepoint(
+        make_settings(
+            primary.url(),
+            database_replica_urls=standby.url(),
+            database_replica_max_lag=0.5,
+            secret="replicas",
+        )
+    )
+    await strict.start()
+    try:
+        reader = await user_with(client, admin_access=True)
+        await asyncio.to_thread(caught_up, primary, standby)
+        with cut_off(standby):
+            epc = _epc()
+            # It received nothing more, so it has replayed all it received: yet it lags.
+            await capture(client, object_event(epcList=[epc]))
+            await asyncio.sleep(1.0)
+            elsewhere: Client = await aiohttp_client(create_app(strict, manage_lifecycle=False))
+            assert await found(elsewhere, epc, reader.token) == [[epc]]
+            assert counts(strict).replica[0] == 0
+    finally:
+        await strict.stop()
+
+
+async def test_a_cut_off_replica_that_has_all_the_primary_wrote_is_still_read(
+    clusters: tuple[Cluster, Cluster], standby: Cluster, service: Tracepoint, client: Client
+) -> None:
+    primary, _ = clusters
+    reader = await user_with(client, admin_access=True)
+    await asyncio.to_thread(caught_up, primary, standby)
+    with cut_off(standby):
+        before = counts(service).replica[0]
+        await found(client, _epc(), reader.token)
+        assert counts(service).replica[0] > before
+
+
+def _terminating_each_replica_session(
+    service: Tracepoint, standby: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every replica session chosen for a read dies before its first statement."""
+    replicas = service.database.replicas
+    assert replicas is not None
+    choose = replicas._try
+
+    @contextlib.contextmanager
+    def dying(index: int, after: str | None) -> Iterator[Any]:
+        with choose(index, after) as raw:
+            if raw is not None:
+                with psycopg.connect(standby.url(), autocommit=True) as conn:
+                    conn.execute("SELECT pg_terminate_backend(%s, 5000)", (raw.info.backend_pid,))
+            yield raw
+
+    monkeypatch.setattr(replicas, "_try", dying)
+
+
+async def test_a_replica_session_dying_mid_read_leaves_the_read_to_the_primary(
+    clusters: tuple[Cluster, Cluster],
+    standby: Cluster,
+    service: Tracepoint,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    primary, _ = clusters
+    epc = _epc()
+    await capture(client, object_event(epcList=[epc]))
+    await asyncio.to_thread(caught_up, primary, standby)
+    _terminating_each_replica_session(service, standby, monkeypatch)
+    before = counts(service).primary
+    assert await found(client, epc) == [[epc]]
+    assert counts(service).primary > before
+    # Marked down: the next read goes straight to the primary.
+    replica, before = counts(service).replica[0], counts(service).primary
+    assert await found(client, epc) == [[epc]]
+    assert counts(service).replica[0] == replica
+    assert counts(service).primary > before
+
+
+class _Conflicting:
+    """A replica connection whose statements the standby cancels, as it does a read
+    that holds back the replay of the primary's WAL."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+    def execute(self, *args: Any, **kwargs: Any) -> Any:
+        raise psycopg.errors.SerializationFailure(
+            "canceling statement due to conflict with recovery"
+        )
+
+
+async def test_a_read_cancelled_by_a_recovery_conflict_runs_again_on_the_primary(
+    clusters: tuple[Cluster, Cluster],
+    standby: Cluster,
+    service: Tracepoint,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    primary, _ = clusters
+    epc = _epc()
+    await capture(client, object_event(epcList=[epc]))
+    await asyncio.to_thread(caught_up, primary, standby)
+    replicas = service.database.replicas
+    assert replicas is not None
+    choose = replicas._try
+
+    @contextlib.contextmanager
+    def conflicting(index: int, after: str | None) -> Iterator[Any]:
+        with choose(index, after) as raw:
+            yield None if raw is None else _Conflicting(raw)
+
+    monkeypatch.setattr(replicas, "_try", conflicting)
+    before = counts(service).primary
+    assert await found(client, epc) == [[epc]]
+    assert counts(service).primary > before
+
+
+async def test_a_committed_write_answers_2xx_when_its_position_cannot_be_noted(
+    clusters: tuple[Cluster, Cluster],
+    standby: Cluster,
+    service: Tracepoint,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    primary, _ = clusters
+    positions = service.core.reads._positions
+    assert positions is not None
+
+    def blink(caller: str) -> None:
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(positions, "wrote", blink)
+    epc = _epc()
+    await capture(client, object_event(epcList=[epc]))  # asserts 201/202
+    await asyncio.to_thread(caught_up, primary, standby)
+    replica, primary_reads = counts(service).replica[0], counts(service).primary
+    # Where its write ends is unknown: the caller reads on the primary for a while.
+    assert await found(client, epc) == [[epc]]
+    assert counts(service).replica[0] == replica
+    assert counts(service).primary > primary_reads
+
+
+@contextlib.contextmanager
+def _impatient(standby: Cluster) -> Iterator[None]:
+    """The standby cancels at once whatever holds back its replay of the primary's WAL."""
+    with psycopg.connect(standby.url(), autocommit=True) as conn:
+        conn.execute("ALTER SYSTEM SET max_standby_streaming_delay = 0")
+        conn.execute("SELECT pg_reload_conf()")
+    try:
+        yield
+    finally:
+        with psycopg.connect(standby.url(), autocommit=True) as conn:
+            conn.execute("ALTER SYSTEM RESET max_standby_streaming_delay")
+            conn.execute("SELECT pg_reload_conf()")
+
+
+async def test_a_read_the_standby_cancels_in_a_real_recovery_conflict_runs_on_the_primary(
+    clusters: tuple[Cluster, Cluster],
+    standby: Cluster,
+    service: Tracepoint,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    primary, _ = clusters
+    with psycopg.connect(primary.url(), autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS conflict_probe (x int)")
+    epc = _epc()
+    await capture(client, object_event(epcList=[epc]))
+    await asyncio.to_thread(caught_up, primary, standby)
+    replicas = service.database.replicas
+    assert replicas is not None
+    choose = replicas._try
+
+    @contextlib.contextmanager
+    def in_conflict(index: int, after: str | None) -> Iterator[Any]:
+        with choose(index, after) as raw:
+            if raw is not None:
+                # The read holds a lock the primary's next WAL record needs on the standby.
+                raw.execute("SELECT FROM conflict_probe")
+                with psycopg.connect(primary.url()) as conn:
+                    conn.execute("LOCK TABLE conflict_probe IN ACCESS EXCLUSIVE MODE")
+                caught_up(primary, standby)
+            yield raw
+
+    monkeypatch.setattr(replicas, "_try", in_conflict)
+    with _impatient(standby):
+        assert await found(client, epc) == [[epc]]
+    monkeypatch.undo()
+    # Nothing is wrong with the replica itself: the next read may use it.
+    await asyncio.to_thread(caught_up, primary, standby)
+    before = counts(service).replica[0]
+    assert await found(client, epc) == [[epc]]
+    assert counts(service).replica[0] > before
