@@ -415,3 +415,20 @@ async def test_a_password_reset_leaves_the_address_lock(
         body = {"token": token, "password": "a new password 123"}
         assert (await call(client, "POST", "/auth/password/reset", body, token=""))[0] == 204
         assert (await login(client, user.email, "a new password 123", "10.0.0.7"))[0] == 429
+
+
+async def test_wrong_one_time_passwords_log_the_lock_they_start_and_a_missing_one_none(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    user = await user_with(client)
+    secret = await enable_tfa(client, user.token, user.password)
+    wrong = "000000" if pyotp.TOTP(secret).now() != "000000" else "111111"
+    with caplog.at_level(logging.WARNING, "application.access.throttle"):
+        for _ in range(3):
+            await login(client, user.email, user.password)  # no code: no failure
+        assert lock_lines(caplog) == []
+        for _ in range(3):
+            await login(client, user.email, user.password, otp=wrong)
+    assert lock_lines(caplog) == [
+        f"Password sign-in of account user {user.id} locked for 60 s after 3 failures in a row"
+    ]
