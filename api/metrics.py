@@ -234,6 +234,15 @@ class StateCollector(Collector):
                 "the head (an upper bound, as for flows).",
                 value=max((max(0, state.head - p) for p in following), default=0),
             )
+        if "subscription_lag" not in state.failed:
+            waiting = state.subscription_waiting_since
+            yield GaugeMetricFamily(
+                "tracepoint_subscription_lag_seconds_max",
+                "Age of the oldest event stored after the furthest-behind active or retrying "
+                "subscription's cursor (0: nothing waits). An upper bound: it may be an "
+                "event the subscription's query does not select.",
+                value=max(0.0, (state.at - waiting).total_seconds()) if waiting else 0.0,
+            )
 
     @staticmethod
     def _codes(state: ServiceState) -> Iterator[Metric]:

@@ -21,6 +21,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+#: The subscription statuses that still deliver (the others are switched off).
+FOLLOWING = frozenset({"active", "retrying"})
+
 
 class Metrics(Protocol):
     """Counts what happens, where it happens."""
@@ -70,6 +73,9 @@ class ServiceState:
     projections: list[ProjectionLag] | None = None
     flows: list[FlowRow] | None = None
     subscriptions: list[SubscriptionRow] | None = None
+    #: Record time of the oldest event after the furthest-behind cursor of an active or
+    #: retrying subscription (None: nothing waits, or it could not be read).
+    subscription_waiting_since: datetime | None = None
     identifier_jobs: list[StatusRow] | None = None
     reservations: list[StatusRow] | None = None
     pool: PoolStats | None = None
@@ -98,12 +104,19 @@ class StateReader:
         now = self._clock()
         scrape = _Scrape()
         lag = self._part("projections", lambda: self._runner.lag(now), scrape)
+        subscriptions = self._part("subscriptions", self._reader.subscriptions, scrape)
+        waiting = None
+        if subscriptions is not None:
+            waiting = self._part(
+                "subscription_lag", lambda: self._waiting_since(subscriptions), scrape
+            )
         return ServiceState(
             at=now,
             head=lag[0] if lag else None,
             projections=lag[1] if lag else None,
             flows=self._part("flows", self._reader.flows, scrape),
-            subscriptions=self._part("subscriptions", self._reader.subscriptions, scrape),
+            subscriptions=subscriptions,
+            subscription_waiting_since=waiting,
             identifier_jobs=self._part("identifier_jobs", self._reader.identifier_jobs, scrape),
             reservations=self._part("reservations", self._reader.reservations, scrape),
             # The pool's own counters: no query, readable during an outage too.
@@ -111,6 +124,13 @@ class StateReader:
             replica_reads=self._replica_reads(),
             failed=scrape.failed,
         )
+
+    def _waiting_since(self, rows: list[SubscriptionRow]) -> datetime | None:
+        following = [r.lowest_position for r in rows if r.status in FOLLOWING]
+        if not following:
+            return None
+        micros = self._reader.first_record_time_after(min(following))
+        return None if micros is None else datetime.fromtimestamp(micros / 1e6, UTC)
 
     def _replica_reads(self) -> ReplicaCounts | None:
         replicas = self._database.replicas

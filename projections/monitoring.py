@@ -76,6 +76,16 @@ class MonitoringReader:
             )
         return [SubscriptionRow(str(r[0] or "active"), int(r[1]), int(r[2] or 0)) for r in rows]
 
+    def first_record_time_after(self, position: int) -> int | None:
+        """Record time (µs) of the oldest event stored after log `position`, if any: record
+        times grow with the log, so the first after it is the oldest."""
+        with self._database.transaction(write=False) as conn:
+            value = conn.fetchval(
+                "SELECT record_time FROM epcis_events WHERE position > ? ORDER BY position LIMIT 1",
+                (position,),
+            )
+        return None if value is None else int(value)
+
     def identifier_jobs(self) -> list[StatusRow]:
         """Identifier jobs by status, with the codes they asked for and have created."""
         with self._database.transaction(write=False) as conn:

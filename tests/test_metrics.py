@@ -1,5 +1,6 @@
 """`/metrics`: Prometheus metrics, off by default, read with a metrics token or as an admin."""
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
@@ -213,7 +214,8 @@ def test_a_part_of_the_state_that_cannot_be_read_is_named_and_the_rest_is_read(
         service.close()
 
 
-DATABASE_PARTS = ["projections", "flows", "subscriptions", "identifier_jobs", "reservations"]
+#: The parts a scrape reads from the database, in the order it reads them.
+DATABASE_PARTS = ["projections", "subscriptions", "flows", "identifier_jobs", "reservations"]
 
 
 def database_down(service: Tracepoint, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -332,3 +334,45 @@ async def test_subscription_deliveries_and_failures_are_counted(
     failures = {"kind": "subscription", "outcome": "retrying"}
     assert value(samples, "tracepoint_delivery_failures_total", **failures) == 1
     assert value(samples, "tracepoint_subscriptions", status="retrying") == 1
+
+
+async def subscription_key(client: Client, partner: Partner, **controls: Any) -> str:
+    name = await named_query(client)
+    response = await subscribe(client, name, dest=partner.url, **controls)
+    assert response.status == 201, await response.text()
+    return str((await response.json())["subscriptionID"])
+
+
+async def test_no_subscription_behind_reads_a_lag_of_zero_seconds(
+    tracepoint: Tracepoint, client: Client, partner: Partner
+) -> None:
+    await subscription_key(client, partner, stream=True)
+    await capture(client, object_event())
+    await tracepoint.epcis.subscriptions.deliver_due()
+    assert await tracepoint.follower.wait_for(tracepoint.store.max_position(), 10)
+    assert value(await scrape(client), "tracepoint_subscription_lag_seconds_max") == 0
+
+
+async def test_a_subscription_that_cannot_deliver_reads_the_age_of_what_waits(
+    tracepoint: Tracepoint, client: Client, partner: Partner
+) -> None:
+    await subscription_key(client, partner, stream=True)
+    partner.status = 500
+    captured_at = datetime.now(UTC)
+    await capture(client, object_event())
+    await tracepoint.epcis.subscriptions.deliver_due()
+    await asyncio.sleep(1.2)
+    seconds = value(await scrape(client), "tracepoint_subscription_lag_seconds_max")
+    assert 1.0 <= seconds <= (datetime.now(UTC) - captured_at).total_seconds() + 0.1
+
+
+async def test_events_a_subscription_does_not_select_leave_it_no_lag(
+    tracepoint: Tracepoint, client: Client, partner: Partner
+) -> None:
+    await subscription_key(client, partner, stream=True)
+    await capture(client, object_event(bizStep="receiving"))
+    await tracepoint.epcis.subscriptions.deliver_due()
+    assert await tracepoint.follower.wait_for(tracepoint.store.max_position(), 10)
+    await asyncio.sleep(1.2)
+    assert partner.documents == []
+    assert value(await scrape(client), "tracepoint_subscription_lag_seconds_max") == 0

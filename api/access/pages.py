@@ -1,11 +1,13 @@
-"""Minimal server-rendered pages behind the links of password-reset and invitation mails,
-until a web console serves them: a form that posts the link's token with a new password.
+"""Minimal server-rendered pages behind the links of password-reset, invitation and
+registration mails, until a web console serves them: a form that posts the link's token
+with a new password, or what became of the address a registration link verified.
 
 The pages need no script and no outside asset. Their forms post to the API's own
 endpoints, which answer a form post with a page (and a JSON post as before).
 """
 
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from html import escape
 
@@ -57,6 +59,59 @@ INVITE = PasswordForm(
     done="Your account is active. Sign in with your e-mail address and this password.",
     expired="This invitation has expired or was accepted already. Ask for a new one.",
 )
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A page that only tells what became of a mailed link."""
+
+    title: str
+    done: str
+    expired: str
+    used: str
+
+
+VERIFY = Notice(
+    title="Verify your e-mail address",
+    done="Your e-mail address is verified and your account is active. You can sign in now.",
+    expired="This link has expired or is not valid. Register again to get a new one.",
+    used="This address is verified already, or its registration is unknown.",
+)
+
+
+def prefers_html(request: web.Request) -> bool:
+    """Whether `Accept` rates `text/html` above JSON, as a browser opening a link does."""
+    ranges: dict[str, float] = {}
+    for part in request.headers.get("Accept", "").split(","):
+        media, *parameters = (piece.strip().lower() for piece in part.split(";"))
+        quality = 1.0
+        for parameter in parameters:
+            name, _, value = parameter.partition("=")
+            if name.strip() == "q":
+                # An unreadable weight counts as the default.
+                with suppress(ValueError):
+                    quality = float(value)
+        if media:
+            ranges[media] = max(quality, ranges.get(media, 0.0))
+    html = ranges.get("text/html", ranges.get("text/*", 0.0))
+    json = ranges.get("application/json", ranges.get("application/*", ranges.get("*/*", 0.0)))
+    return html > json
+
+
+async def notify(
+    request: web.Request, notice: Notice, action: Callable[[str], Awaitable[None]]
+) -> web.Response:
+    """Run a link's `action(token)` and answer with a page saying what became of it."""
+    token = request.query.get("token", "")
+    if not token:
+        return _page(notice.title, "<p>This link carries no token. Open the whole link.</p>", 400)
+    try:
+        await action(token)
+    except Forbidden:
+        return _page(notice.title, f"<p>{escape(notice.expired)}</p>", 403)
+    except PlatformError as exc:
+        return _page(notice.title, f"<p>{escape(notice.used)}</p>", STATUS.get(exc.code, 400))
+    return _page(notice.title, f"<p>{escape(notice.done)}</p>")
 
 
 def is_form(request: web.Request) -> bool:

@@ -45,11 +45,15 @@ async def register(request: web.Request) -> web.Response:
 
 @routes.get("/users/register/verify-email")
 async def verify_email(request: web.Request) -> web.Response:
-    """Activate a registered user with the token of their verification mail."""
+    """Activate a registered user with the token of their verification mail; a browser
+    opening the mail's link gets a page saying so, API clients the usual 204."""
+    flows = service(request).access.user_flows
+    if pages.prefers_html(request):
+        return await pages.notify(request, pages.VERIFY, flows.verify_email)
     token = request.query.get("token", "")
     if not token:
         raise InvalidPayload('"token" is required')
-    await service(request).access.user_flows.verify_email(token)
+    await flows.verify_email(token)
     return no_content()
 
 

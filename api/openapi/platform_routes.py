@@ -233,7 +233,14 @@ ROUTES: dict[str, Operation] = {
         ),
     ),
     "GET /users/register/verify-email": Operation(
-        "users", answer(204), query=({**query("token", TEXT), "required": True},)
+        "users",
+        answers(
+            answer(204),
+            answer(200, HTML, "text/html", description="A browser (`Accept: text/html`): a page"),
+        ),
+        description="A caller whose `Accept` prefers `text/html` gets a page, also for a "
+        "link that has expired (403) or was used (400).",
+        query=({**query("token", TEXT), "required": True},),
     ),
     "POST /users/invite": Operation(
         "users",

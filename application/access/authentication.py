@@ -150,6 +150,7 @@ class Authenticator:
         static token or its sessions.
         """
         attempt = await self._throttle.begin(ip, normalise_email(email))
+        user: UserCredentials | None = None
         try:
             user = await self._blocking.run(self._access.reader.user_by_email, email)
             stored = user.password_hash if user is not None else None
@@ -160,6 +161,9 @@ class Authenticator:
             if user.tfa_secret:
                 await self._check_otp(user, otp, attempt)
         except (InvalidCredentials, InvalidOtp):
+            # Logs the lock this failure started, if any (a withdrawn attempt started none).
+            with contextlib.suppress(Exception):  # a log line is no reason for another answer
+                await self._throttle.failed(attempt, _account_label(user, email))
             raise
         except BaseException:
             # Neither a failure nor a success (the database went away, the client left
@@ -273,3 +277,11 @@ class Authenticator:
             refresh_token=None if mode == "session" else refresh,
             expires=int(lifetime * 1000),
         )
+
+
+def _account_label(user: UserCredentials | None, email: str) -> str:
+    """How logs name a sign-in's account: its user id, or the e-mail masked (no user)."""
+    if user is not None:
+        return f"user {user.id}"
+    local, at, domain = normalise_email(email).partition("@")
+    return f"unknown e-mail {local[:1]}***{at}{domain}"

@@ -2,6 +2,7 @@
 per account and per address, counted in the database for every process alike."""
 
 import ipaddress
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from infrastructure.attempt_store import AttemptStore
 
 #: The sliding window of the per-address limits, in seconds.
 WINDOW = 60.0
+
+log = logging.getLogger(__name__)
 
 
 def _address_key(address: str | None) -> str:
@@ -116,6 +119,30 @@ class Throttle:
         its one-time password): its place and its failure are given back."""
         await self.release(attempt.address)
         await self._blocking.run(self._store.withdraw, self._scope, attempt.subjects, attempt.at)
+
+    async def failed(self, attempt: Attempt, account: str) -> None:
+        """The attempt failed (its failure was counted by `begin`): one warning for each
+        lock that failure started; `account` names the account in it (never an e-mail)."""
+        assert self._locks is not None, "only sign-in throttles lock"
+        rules = (("account", account, self._locks.account), ("address", None, self._locks.address))
+        for subject, (kind, name, rule) in zip(attempt.subjects, rules, strict=True):
+            failures, until = await self._blocking.run(self._store.failures, self._scope, subject)
+            seconds = rule.lock_seconds(failures)
+            # A lock ending exactly then was set by this failure, not by a concurrent one.
+            if seconds and math.isclose(until, attempt.at + seconds, abs_tol=1e-6):
+                label = name or subject.removeprefix("address:")
+                log.warning(
+                    "Password sign-in of %s %s locked for %d s after %d failures in a row",
+                    kind,
+                    label,
+                    seconds,
+                    failures,
+                )
+
+    async def unlock(self, account: str) -> None:
+        """Whoever proved control of the account's mailbox (a password reset) may sign in
+        at once: the account's lock and failures go (its addresses' stay)."""
+        await self._blocking.run(self._store.clear, self._scope, [f"account:{account}"])
 
     async def succeeded(self, attempt: Attempt) -> None:
         """The attempt succeeded: its place is given back, the account's failures in a

@@ -89,10 +89,13 @@ class UserFlows:
         blocking: BlockingRunner,
         throttle: Throttle,
         passwords: Passwords,
+        sign_in: Throttle | None = None,
     ) -> None:
         # Each request that sends a mail to an address of the requester's choosing takes
         # a place: nobody floods an inbox through the service.
         self._throttle = throttle
+        #: The password sign-in's locks, which a password reset lifts from its account.
+        self._sign_in = sign_in
         self._blocking = blocking
         self._items = items
         self._reader = reader
@@ -236,6 +239,8 @@ class UserFlows:
             raise Forbidden()
         # The new password signs the user out everywhere (see the users' rules).
         await self._items.update(SYSTEM, "users", [user.id], {"password": password}, _ID_ONLY)
+        if self._sign_in is not None:
+            await self._sign_in.unlock(normalise_email(str(claims.get("email"))))
 
     # -- two-factor authentication -------------------------------------------------
 

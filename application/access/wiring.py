@@ -62,6 +62,14 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
         await status.signed_in(user_id, ip, user_agent)
         first_credentials.signed_in(user_id)
 
+    sign_in = Throttle(
+        core.attempts,
+        core.blocking,
+        "login",
+        settings.login_failures_per_minute,
+        _sign_in_locks(settings),
+        clock=core.clock,
+    )
     authenticator = Authenticator(
         AccessService(core.access_reader, core.blocking),
         core.sessions,
@@ -72,14 +80,7 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
             refresh=settings.refresh_token_ttl,
             session=settings.session_cookie_ttl,
         ),
-        throttle=Throttle(
-            core.attempts,
-            core.blocking,
-            "login",
-            settings.login_failures_per_minute,
-            _sign_in_locks(settings),
-            clock=core.clock,
-        ),
+        throttle=sign_in,
         passwords=core.passwords,
         password_checks=password_checks,
         signed_in=signed_in,
@@ -102,6 +103,7 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
         core.blocking,
         Throttle(core.attempts, core.blocking, "mail", settings.mail_requests_per_minute),
         core.passwords,
+        sign_in=sign_in,
     )
     names = [c.name for c in core.schema] + list(EXTRA_PERMISSION_COLLECTIONS)
     rules: dict[str, CollectionRules] = {

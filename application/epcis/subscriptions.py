@@ -69,6 +69,9 @@ from projections.epcis.readers import SubscriptionReader
 
 log = logging.getLogger(__name__)
 
+#: Seconds between saves of a cursor moved past events a subscription does not select.
+SKIP_SAVE_INTERVAL = 60.0
+
 SUBSCRIPTIONS = EPCIS_SUBSCRIPTION.name
 
 
@@ -138,6 +141,9 @@ class SubscriptionService:
         self._fires: dict[str, datetime] = {}
         #: Stream subscription → the log position up to which nothing more matched.
         self._checked: dict[str, int] = {}
+        #: Subscription → when (time.monotonic) a look that found nothing last saved its
+        #: cursor past what its query does not select.
+        self._skipped_at: dict[str, float] = {}
 
     # -- managing --------------------------------------------------------------------
 
@@ -265,6 +271,8 @@ class SubscriptionService:
                 cursor, rows, snapshot = await self._blocking.run(self._rows_after, key, target)
                 if not rows:
                     self._checked[key] = snapshot
+                    if not sent and not report_if_empty:  # (an empty report moves it)
+                        await self._skip_past(key, cursor, snapshot)
                 if not rows and (sent or not report_if_empty):
                     break
                 if not await self._push(target, cursor, rows):
@@ -406,6 +414,22 @@ class SubscriptionService:
             after=(0, cursor),
             scope=scope,
         )
+
+    async def _skip_past(self, key: str, cursor: int, snapshot: int) -> None:
+        """Save the cursor past events the query does not select, at most once a
+        `SKIP_SAVE_INTERVAL`: so the stored cursor (and the lag /metrics reads from it)
+        does not stay behind them, without a write at every look."""
+        if snapshot <= cursor:
+            return
+        if self._skipped_at.get(key, 0.0) + SKIP_SAVE_INTERVAL > time.monotonic():
+            return
+        self._skipped_at[key] = time.monotonic()
+        await self._blocking.run(self._move_cursor, key, cursor, snapshot)
+
+    def _move_cursor(self, key: str, cursor: int, last: int) -> None:
+        record = self._load(key)
+        if record is not None and int(record.values.get("last_position") or 0) == cursor:
+            self._change(key, {"last_position": last})
 
     def _advance(self, key: str, cursor: int, last: int) -> None:
         changes: dict[str, Any] = {

@@ -3,8 +3,11 @@ address, and never the account: its static token and its sessions keep working."
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pyotp
 import pytest
@@ -13,6 +16,7 @@ from api.app import create_app
 from application.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, MadeUser, call, code, ok, user_with
+from tests.access.test_mail_pages import PUBLIC_URL, link_in, raw_mail
 from tests.access.test_user_flows import enable_tfa
 from tests.conftest import make_settings
 
@@ -300,3 +304,131 @@ async def test_successful_logins_do_not_count_towards_the_rate_limit(
     async with service(database_url, aiohttp_client, clock, login_failures_per_minute=5) as client:
         for _ in range(8):
             assert (await login(client, ADMIN["email"], ADMIN["password"]))[0] == 200
+
+
+def lock_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "application.access.throttle" and r.levelno == logging.WARNING
+    ]
+
+
+async def test_a_lock_starting_logs_one_warning_naming_the_account_by_its_id(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    user = await user_with(client)
+    with caplog.at_level(logging.WARNING, "application.access.throttle"):
+        await fail(client, user.email, 2)
+        assert lock_lines(caplog) == []
+        await fail(client, user.email, 3)  # the third locks; the others are refused
+    assert lock_lines(caplog) == [
+        f"Password sign-in of account user {user.id} locked for 60 s after 3 failures in a row"
+    ]
+    assert user.email not in caplog.text
+    assert "wrong" not in caplog.text  # the password tried
+
+
+async def test_each_lengthened_lock_logs_its_own_warning(
+    client: Client, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    user = await user_with(client)
+    with caplog.at_level(logging.WARNING, "application.access.throttle"):
+        await fail(client, user.email, 3)
+        clock.advance(60)
+        await fail(client, user.email, 1)
+    assert [line.split(" locked for ")[1] for line in lock_lines(caplog)] == [
+        "60 s after 3 failures in a row",
+        "120 s after 4 failures in a row",
+    ]
+
+
+async def test_a_locked_unknown_e_mail_is_logged_masked(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, "application.access.throttle"):
+        await fail(client, "nobody@example.com", 3)
+    assert lock_lines(caplog) == [
+        "Password sign-in of account unknown e-mail n***@example.com locked for 60 s"
+        " after 3 failures in a row"
+    ]
+
+
+async def test_a_locked_address_is_logged_with_the_address(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, "application.access.throttle"):
+        for i in range(5):
+            await login(client, f"u{i}@example.com", "x", "10.0.0.7")
+    assert lock_lines(caplog) == [
+        "Password sign-in of address 10.0.0.7 locked for 60 s after 5 failures in a row"
+    ]
+
+
+async def test_a_sign_in_the_lock_refuses_logs_nothing_more(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    user = await user_with(client)
+    await fail(client, user.email, 3)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, "application.access.throttle"):
+        assert await fail(client, user.email, 2) == [429, 429]
+    assert lock_lines(caplog) == []
+
+
+async def test_a_password_reset_lifts_the_accounts_lock_at_once(
+    database_url: str, aiohttp_client: Any, clock: Clock, tmp_path: Path
+) -> None:
+    async with service(
+        database_url, aiohttp_client, clock, mail_dir=str(tmp_path / "mail"), public_url=PUBLIC_URL
+    ) as client:
+        user = await user_with(client)
+        await fail(client, user.email, 3)
+        assert (await login(client, user.email, user.password, "10.0.0.2"))[0] == 429
+        status, _ = await call(
+            client, "POST", "/auth/password/request", {"email": user.email}, token=""
+        )
+        assert status == 204
+        link = link_in(await raw_mail(client, tmp_path, user.email), "/admin/reset-password")
+        [token] = parse_qs(urlsplit(link).query)["token"]
+        body = {"token": token, "password": "a new password 123"}
+        assert (await call(client, "POST", "/auth/password/reset", body, token=""))[0] == 204
+        assert (await login(client, user.email, "a new password 123", "10.0.0.2"))[0] == 200
+        # Its failures went too: a slip now is the first of three again.
+        assert await fail(client, user.email, 2, "10.0.0.3") == [401, 401]
+        assert (await login(client, user.email, "a new password 123", "10.0.0.3"))[0] == 200
+
+
+async def test_a_password_reset_leaves_the_address_lock(
+    database_url: str, aiohttp_client: Any, clock: Clock, tmp_path: Path
+) -> None:
+    """Whoever guessed from an address proved nothing by someone else's reset."""
+    async with service(
+        database_url, aiohttp_client, clock, mail_dir=str(tmp_path / "mail"), public_url=PUBLIC_URL
+    ) as client:
+        user = await user_with(client)
+        for i in range(5):
+            await login(client, f"u{i}@example.com", "x", "10.0.0.7")
+        await call(client, "POST", "/auth/password/request", {"email": user.email}, token="")
+        link = link_in(await raw_mail(client, tmp_path, user.email), "/admin/reset-password")
+        [token] = parse_qs(urlsplit(link).query)["token"]
+        body = {"token": token, "password": "a new password 123"}
+        assert (await call(client, "POST", "/auth/password/reset", body, token=""))[0] == 204
+        assert (await login(client, user.email, "a new password 123", "10.0.0.7"))[0] == 429
+
+
+async def test_wrong_one_time_passwords_log_the_lock_they_start_and_a_missing_one_none(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    user = await user_with(client)
+    secret = await enable_tfa(client, user.token, user.password)
+    wrong = "000000" if pyotp.TOTP(secret).now() != "000000" else "111111"
+    with caplog.at_level(logging.WARNING, "application.access.throttle"):
+        for _ in range(3):
+            await login(client, user.email, user.password)  # no code: no failure
+        assert lock_lines(caplog) == []
+        for _ in range(3):
+            await login(client, user.email, user.password, otp=wrong)
+    assert lock_lines(caplog) == [
+        f"Password sign-in of account user {user.id} locked for 60 s after 3 failures in a row"
+    ]

@@ -1,6 +1,7 @@
 """Registration, invitations, password resets, notifications by e-mail and two-factor
 sign-in, end to end: the mails are read from a real SMTP server in the test process."""
 
+import asyncio
 import re
 from collections.abc import AsyncIterator, Iterator
 from email import message_from_bytes
@@ -121,6 +122,96 @@ async def test_a_registered_user_signs_in_after_verifying_the_address(
     )
     assert response.status == 204
     assert (await login(mail_client, "new@example.com", "pw-123456"))[0] == 200
+
+
+BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+
+
+async def registered(client: Client, inbox: Inbox, email: str) -> str:
+    """Register `email` and give the token of its verification mail."""
+    body = {"email": email, "password": "pw-123456", "verification_url": VERIFY_URL}
+    assert (await call(client, "POST", "/users/register", body, token=""))[0] == 204
+    await delivered(client)
+    [mail] = inbox.to(email)
+    return token_in(mail, VERIFY_URL)
+
+
+async def verify_page(client: Client, token: str) -> tuple[int, str, Any]:
+    response = await client.get(
+        "/users/register/verify-email", params={"token": token}, headers=BROWSER
+    )
+    assert response.content_type == "text/html"
+    return response.status, await response.text(), response.headers
+
+
+async def test_a_browser_opening_the_verification_link_gets_a_page_saying_it_is_verified(
+    mail_client: Client, smtp: tuple[Inbox, int]
+) -> None:
+    token = await registered(mail_client, smtp[0], "page@example.com")
+    status, page, headers = await verify_page(mail_client, token)
+    assert status == 200
+    assert "Your e-mail address is verified" in page
+    assert headers["Cache-Control"] == "no-store"
+    assert "default-src 'none'" in headers["Content-Security-Policy"]
+    assert "http" not in page  # no outside asset
+    assert (await login(mail_client, "page@example.com", "pw-123456"))[0] == 200
+
+
+async def test_a_verification_link_opened_twice_gets_a_page_saying_it_was_used(
+    mail_client: Client, smtp: tuple[Inbox, int]
+) -> None:
+    token = await registered(mail_client, smtp[0], "twice@example.com")
+    await verify_page(mail_client, token)
+    status, page, _ = await verify_page(mail_client, token)
+    assert status == 400
+    assert "verified already" in page
+
+
+async def test_an_invalid_verification_link_gets_a_page_and_403(mail_client: Client) -> None:
+    status, page, _ = await verify_page(mail_client, "not-a-token")
+    assert status == 403
+    assert "expired or is not valid" in page
+
+
+async def test_an_expired_verification_link_gets_a_page_and_403(mail_client: Client) -> None:
+    tokens = mail_client.app[TRACEPOINT].access.user_flows._tokens
+    token = tokens.issue({"scope": "pending-registration", "email": "old@example.com"}, 1)
+    await asyncio.sleep(2.1)  # tokens last a whole second at least
+    status, page, _ = await verify_page(mail_client, token)
+    assert status == 403
+    assert "expired" in page
+
+
+async def test_a_verification_link_without_its_token_gets_a_page_and_400(
+    mail_client: Client,
+) -> None:
+    response = await mail_client.get("/users/register/verify-email", headers=BROWSER)
+    assert response.status == 400
+    assert "carries no token" in await response.text()
+
+
+@pytest.mark.parametrize("accept", ["*/*", "application/json, text/html;q=0.9"])
+async def test_a_client_not_preferring_html_gets_the_api_answer(
+    mail_client: Client, smtp: tuple[Inbox, int], accept: str
+) -> None:
+    token = await registered(mail_client, smtp[0], "curl@example.com")
+    response = await mail_client.get(
+        "/users/register/verify-email", params={"token": token}, headers={"Accept": accept}
+    )
+    assert (response.status, await response.read()) == (204, b"")
+
+
+async def test_an_api_client_verifying_gets_204_and_directus_errors(
+    mail_client: Client, smtp: tuple[Inbox, int]
+) -> None:
+    token = await registered(mail_client, smtp[0], "api@example.com")
+    headers = {"Accept": "application/json"}
+    url = "/users/register/verify-email"
+    response = await mail_client.get(url, params={"token": token}, headers=headers)
+    assert (response.status, await response.read()) == (204, b"")
+    response = await mail_client.get(url, params={"token": "bad"}, headers=headers)
+    assert response.status == 403
+    assert (await response.json())["errors"][0]["extensions"]["code"] == "FORBIDDEN"
 
 
 async def test_registering_a_taken_address_answers_alike_and_creates_nothing(
