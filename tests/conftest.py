@@ -8,8 +8,10 @@ yes or on, in any case), where they fail.
 """
 
 import contextlib
+import logging
 import os
 import secrets
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -22,6 +24,7 @@ from aiohttp import web_app
 from aiohttp.test_utils import TestClient
 
 from api.app import create_app
+from api.logs.formats import SecretMasking
 from application.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.databases import (
@@ -94,6 +97,22 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     with contextlib.suppress(psycopg.OperationalError):  # no server: no database either
         drop_databases(SERVER_URL, _database_prefix())
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """A test that sets logging up as the service does (`configure_logging`: `serve`,
+    `replay`) leaves it as it found it: its handler may write to a stream that is closed
+    once the test is over, and every later record of the worker would fail on it."""
+    root = logging.getLogger()
+    before, level, hook = list(root.handlers), root.level, sys.excepthook
+    yield
+    for handler in root.handlers[:]:
+        if handler not in before and any(isinstance(f, SecretMasking) for f in handler.filters):
+            root.removeHandler(handler)
+    root.setLevel(level)
+    sys.excepthook = hook
+    logging.captureWarnings(False)
 
 
 @pytest.fixture(scope="session")

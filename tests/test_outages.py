@@ -128,7 +128,9 @@ async def _traffic_around_an_outage(
         sent_in = phase[0]
         response = await client.request(method, path, **kw)
         body = await response.read()
-        answer = Answer(sent_in, response.status, dict(response.headers), body, ids)
+        # Sent before the stop but answered after it began: it met the stopping server.
+        met = "stopping" if sent_in == "before" and phase[0] != "before" else sent_in
+        answer = Answer(met, response.status, dict(response.headers), body, ids)
         answer.sent = kw.get("data", b"")
         kind.append(answer)
 
