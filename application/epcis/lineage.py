@@ -1,0 +1,316 @@
+"""The lineage of an item (`GET /trace`): what it went into, what went into it, at a time,
+from the lineage tables, limited to the events the caller may read."""
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from application.access.event_scope import EventScope, EventScopes
+from application.blocking import BlockingRunner
+from application.errors import InvalidQuery
+from domain.access.policies import Accountability
+from domain.epcis.lineage_terms import (
+    ASSOCIATED_WITH,
+    CONTAINED_IN,
+    MEMBER_OF,
+    company_prefix,
+    is_class,
+    urn_of,
+)
+from domain.epcis.timestamps import InvalidTimestamp, parse_timestamp, to_micros
+from domain.gs1 import canonical_epc
+from domain.gs1.epc import gs1_key_path
+from domain.gs1.link_to_urn import CompanyPrefixes
+from projections.epcis.company_prefixes import CompanyPrefixReader
+from projections.epcis.lineage_reader import EndRow, LineageReader, LinkRow, StateRow
+
+DIRECTIONS = ("downstream", "upstream", "both")
+DEFAULT_DEPTH = 10
+#: Relations a parent holds its children by until a DELETE ends them.
+_ENDED_BY_DELETE = frozenset({CONTAINED_IN, ASSOCIATED_WITH})
+#: EPC URN schemes of GS1 keys: written so, an identifier must parse as one.
+_GS1_SCHEMES = re.compile(
+    r"urn:epc:(?:id|class|idpat):(?:sgtin|sscc|sgln|grai|giai|gsrn|gsrnp|gdti|cpi|sgcn|ginc"
+    r"|gsin|itip|upui|pgln|lgtin):"
+)
+_URN = re.compile(r"urn:[A-Za-z0-9][A-Za-z0-9-]{0,31}:\S+")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_CBV_WEB = re.compile(r"https://ref\.gs1\.org/cbv/[A-Za-z]+-(.+)")
+
+
+@dataclass(frozen=True)
+class TraceRequest:
+    """What `GET /trace` asks: an identifier, a direction, a depth and a moment."""
+
+    epc: str
+    direction: str = "both"
+    depth: int = DEFAULT_DEPTH
+    #: Microseconds since the epoch; the relations that held then are followed.
+    at: int = 0
+
+
+@dataclass
+class Trace:
+    """The lineage graph: nodes and edges as the API renders them."""
+
+    root: str
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    edges: list[dict[str, Any]] = field(default_factory=list)
+    #: Whether the node cap stopped the walk before its depth.
+    truncated: bool = False
+
+
+def parse_trace_request(query: Mapping[str, str], max_depth: int, now: datetime) -> TraceRequest:
+    """The trace request of a query string; InvalidQuery for what cannot be read."""
+    epc = (query.get("epc") or "").strip()
+    if not epc:
+        raise InvalidQuery('"epc" is required: an EPC or class as a URN or a GS1 Digital Link')
+    if not _readable_identifier(epc):
+        raise InvalidQuery(f'"epc" {epc!r} is neither an EPC URN nor a GS1 Digital Link URI')
+    direction = query.get("direction") or "both"
+    if direction not in DIRECTIONS:
+        raise InvalidQuery(f'"direction" must be one of {", ".join(DIRECTIONS)}')
+    depth_text = query.get("depth")
+    depth = min(DEFAULT_DEPTH, max_depth)
+    if depth_text is not None:
+        if not depth_text.isdigit() or not 0 <= int(depth_text) <= max_depth:
+            raise InvalidQuery(f'"depth" must be a whole number from 0 to {max_depth}')
+        depth = int(depth_text)
+    at_text = query.get("at")
+    moment = now
+    if at_text is not None:
+        try:
+            moment = parse_timestamp(at_text)
+        except InvalidTimestamp as exc:
+            raise InvalidQuery(f'"at": {exc}') from exc
+    return TraceRequest(epc, direction, depth, to_micros(moment))
+
+
+def _readable_identifier(epc: str) -> bool:
+    if gs1_key_path(epc) is not None:
+        return True
+    if epc.startswith(("http://", "https://")) or _GS1_SCHEMES.match(epc):
+        return False
+    return _URN.fullmatch(epc) is not None
+
+
+def _time_text(micros: int) -> str:
+    moment = _EPOCH + timedelta(microseconds=micros)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _cbv_word(value: str | None) -> str | None:
+    """A standard CBV value as its bare word (`shipping`), as EPCIS 2.0 JSON writes it."""
+    if value is None:
+        return None
+    match = _CBV_WEB.fullmatch(value)
+    return match.group(1) if match else value
+
+
+class LineageService:
+    """Walks the lineage tables a hop at a time, every hop one batch of queries."""
+
+    def __init__(
+        self,
+        reader: LineageReader,
+        prefixes: CompanyPrefixReader,
+        scopes: EventScopes,
+        blocking: BlockingRunner,
+        *,
+        max_depth: int,
+        max_nodes: int,
+        link_base: str,
+    ) -> None:
+        self._reader = reader
+        self._prefixes = prefixes
+        self._scopes = scopes
+        self._blocking = blocking
+        self.max_depth = max_depth
+        self._max_nodes = max_nodes
+        self._link_base = link_base.rstrip("/")
+
+    async def trace(self, caller: Accountability, query: Mapping[str, str]) -> Trace:
+        """The lineage graph a caller asks for: Forbidden without read on `epcis_event`,
+        InvalidQuery for parameters that cannot be read."""
+        scope = await self._scopes.event_scope(caller, "read")
+        request = parse_trace_request(query, self.max_depth, datetime.now(UTC))
+        return await self._blocking.run(self._trace, request, scope)
+
+    def _trace(self, request: TraceRequest, scope: EventScope) -> Trace:
+        walk = _Walk(self._reader, request.at, scope, self._max_nodes)
+        root = canonical_epc(request.epc)
+        walk.nodes[root] = None
+        urn = _root_urn(request.epc)
+        if urn is not None:
+            walk.urns[root] = urn
+        if request.direction in ("downstream", "both"):
+            walk.run(root, request.depth, downstream=True)
+        if request.direction in ("upstream", "both"):
+            walk.run(root, request.depth, downstream=False)
+        parents = walk.parents()
+        states = self._reader.latest(walk.nodes, request.at, scope)
+        prefixes = self._known_prefixes(walk.urns.values())
+
+        def name(key: str) -> str:
+            return walk.urns.get(key) or urn_of(key, prefixes) or key
+
+        trace = Trace(root=name(root), truncated=walk.truncated)
+        for key in walk.nodes:
+            trace.nodes.append(self._node(key, name, states.get(key), parents.get(key)))
+        for edge in walk.edges.values():
+            trace.edges.append(
+                {
+                    "from": name(edge.link.source),
+                    "to": name(edge.link.target),
+                    "relation": edge.link.relation,
+                    "eventID": edge.event_id,
+                    "eventTime": _time_text(edge.link.event_time),
+                    "until": None if edge.until is None else _time_text(edge.until),
+                }
+            )
+        return trace
+
+    def _known_prefixes(self, urns: Iterable[str | None]) -> CompanyPrefixes:
+        """Company prefixes of the organisations, and of the URNs the answer holds."""
+        found = {p for u in urns if u and (p := company_prefix(u))}
+        return self._prefixes.prefixes().merged(found)
+
+    def _node(
+        self, key: str, name: Any, state: StateRow | None, parent: str | None
+    ) -> dict[str, Any]:
+        path = gs1_key_path(key)
+        node: dict[str, Any] = {
+            "id": name(key),
+            "kind": "class" if is_class(key) else "instance",
+            "digital_link": None if path is None else f"{self._link_base}/{path}",
+            "eventTime": None,
+            "bizStep": None,
+            "disposition": None,
+            "bizLocation": None,
+            "readPoint": None,
+            "parent": None if parent is None else name(parent),
+        }
+        if state is not None:
+            node.update(
+                eventTime=_time_text(state.event_time),
+                bizStep=_cbv_word(state.biz_step),
+                disposition=_cbv_word(state.disposition),
+                bizLocation=None if state.biz_location is None else name(state.biz_location),
+                readPoint=None if state.read_point is None else name(state.read_point),
+            )
+        return node
+
+
+def _root_urn(epc: str) -> str | None:
+    """The asked identifier as a canonical URN, when it was asked as one."""
+    if not epc.startswith("urn:"):
+        return None
+    prefix = company_prefix(epc)
+    return urn_of(canonical_epc(epc), CompanyPrefixes([prefix] if prefix else []))
+
+
+@dataclass
+class _Edge:
+    link: LinkRow
+    event_id: str
+    until: int | None
+
+
+class _Walk:
+    """One trace's walk: the nodes (canonical id → URN, where known) and edges found."""
+
+    def __init__(self, reader: LineageReader, at: int, scope: EventScope, max_nodes: int) -> None:
+        self._reader = reader
+        self._at = at
+        self._scope = scope
+        self._max_nodes = max_nodes
+        #: The nodes, in the order found (a dict keeps it).
+        self.nodes: dict[str, None] = {}
+        #: The EPC URN of every identifier met that an event spelled as one.
+        self.urns: dict[str, str] = {}
+        self.edges: dict[tuple[str, str, str], _Edge] = {}
+        self.truncated = False
+
+    def run(self, root: str, depth: int, *, downstream: bool) -> None:
+        """Follow the relations from `root` in one direction, hop by hop."""
+        frontier = [root]
+        seen = {root}
+        for _ in range(depth):
+            if not frontier:
+                return
+            found = self._holding(self._reader.links(frontier, downstream, self._at))
+            frontier = []
+            for edge in found:
+                link = edge.link
+                key = (link.source, link.target, link.relation)
+                if key not in self.edges or link.event_time < self.edges[key].link.event_time:
+                    self.edges[key] = edge
+                # From a lot downstream to its members, from an item upstream to its lot:
+                # member_of is walked against its direction, the others along it.
+                along = (link.relation == MEMBER_OF) != downstream
+                far = link.target if along else link.source
+                if far in seen:
+                    continue
+                if len(self.nodes) >= self._max_nodes:
+                    self.truncated = True
+                    continue
+                seen.add(far)
+                self.nodes[far] = None
+                frontier.append(far)
+
+    def _name(self, link: LinkRow) -> None:
+        for key, urn in ((link.source, link.source_urn), (link.target, link.target_urn)):
+            if urn:
+                self.urns.setdefault(key, urn)
+
+    def parents(self) -> dict[str, str]:
+        """The parent each node is contained in at the trace's moment (the latest)."""
+        found = self._holding(self._reader.links(list(self.nodes), True, self._at))
+        parents: dict[str, tuple[int, str]] = {}
+        for edge in found:
+            link = edge.link
+            if link.relation != CONTAINED_IN or link.source not in self.nodes:
+                continue
+            known = parents.get(link.source)
+            if known is None or link.event_time > known[0]:
+                parents[link.source] = (link.event_time, link.target)
+        return {child: parent for child, (_, parent) in parents.items()}
+
+    def _holding(self, links: list[LinkRow]) -> list[_Edge]:
+        """The links that the caller may read and that hold at the trace's moment, each with
+        the time a later DELETE the caller may read ended it (if one did)."""
+        if not links:
+            return []
+        parents = {k.target for k in links if k.relation in _ENDED_BY_DELETE}
+        ends = self._reader.ends(parents) if parents else []
+        positions = {k.position for k in links} | {e.position for e in ends}
+        positions |= {k.input_position for k in links if k.input_position is not None}
+        readable = self._reader.readable(positions, self._scope)
+        by_parent: dict[tuple[str, str], list[EndRow]] = {}
+        for end in ends:
+            if end.position in readable:
+                by_parent.setdefault((end.relation, end.parent), []).append(end)
+        holding = []
+        for link in links:
+            event_id = readable.get(link.position)
+            if event_id is None or (
+                link.input_position is not None and link.input_position not in readable
+            ):
+                continue
+            until = None
+            if link.relation in _ENDED_BY_DELETE:
+                until = min(
+                    (
+                        e.event_time
+                        for e in by_parent.get((link.relation, link.target), ())
+                        if e.child in (None, link.source) and e.event_time >= link.event_time
+                    ),
+                    default=None,
+                )
+                if until is not None and until <= self._at:
+                    continue
+            self._name(link)
+            holding.append(_Edge(link, event_id, until))
+        return holding
