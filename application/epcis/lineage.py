@@ -24,7 +24,7 @@ from domain.gs1 import canonical_epc
 from domain.gs1.epc import gs1_key_path
 from domain.gs1.link_to_urn import CompanyPrefixes
 from projections.epcis.company_prefixes import CompanyPrefixReader
-from projections.epcis.lineage_reader import EndRow, LineageReader, LinkRow, StateRow
+from projections.epcis.lineage_reader import LineageReader, LinkRow, StateRow
 
 DIRECTIONS = ("downstream", "upstream", "both")
 DEFAULT_DEPTH = 10
@@ -151,10 +151,16 @@ class LineageService:
             walk.run(root, request.depth, downstream=False)
         parents = walk.parents()
         states = self._reader.latest(walk.nodes, request.at, scope)
-        prefixes = self._known_prefixes(walk.urns.values())
+        prefixes: list[CompanyPrefixes] = []
 
         def name(key: str) -> str:
-            return walk.urns.get(key) or urn_of(key, prefixes) or key
+            urn = walk.urns.get(key)
+            if urn is not None:
+                return urn
+            # Only an EPC no event spelled as a URN needs the organisations' prefixes.
+            if not prefixes:
+                prefixes.append(self._known_prefixes(walk.urns.values()))
+            return urn_of(key, prefixes[0]) or key
 
         trace = Trace(root=name(root), truncated=walk.truncated)
         for key in walk.nodes:
@@ -162,11 +168,11 @@ class LineageService:
         for edge in walk.edges.values():
             trace.edges.append(
                 {
-                    "from": name(edge.link.source),
-                    "to": name(edge.link.target),
-                    "relation": edge.link.relation,
+                    "from": name(edge.source),
+                    "to": name(edge.target),
+                    "relation": edge.relation,
                     "eventID": edge.event_id,
-                    "eventTime": _time_text(edge.link.event_time),
+                    "eventTime": _time_text(edge.event_time),
                     "until": None if edge.until is None else _time_text(edge.until),
                 }
             )
@@ -211,13 +217,6 @@ def _root_urn(epc: str) -> str | None:
     return urn_of(canonical_epc(epc), CompanyPrefixes([prefix] if prefix else []))
 
 
-@dataclass
-class _Edge:
-    link: LinkRow
-    event_id: str
-    until: int | None
-
-
 class _Walk:
     """One trace's walk: the nodes (canonical id → URN, where known) and edges found."""
 
@@ -230,7 +229,7 @@ class _Walk:
         self.nodes: dict[str, None] = {}
         #: The EPC URN of every identifier met that an event spelled as one.
         self.urns: dict[str, str] = {}
-        self.edges: dict[tuple[str, str, str], _Edge] = {}
+        self.edges: dict[tuple[str, str, str], LinkRow] = {}
         self.truncated = False
 
     def run(self, root: str, depth: int, *, downstream: bool) -> None:
@@ -240,13 +239,12 @@ class _Walk:
         for _ in range(depth):
             if not frontier:
                 return
-            found = self._holding(self._reader.links(frontier, downstream, self._at))
+            found = self._holding(self._reader.links(frontier, downstream, self._at, self._scope))
             frontier = []
-            for edge in found:
-                link = edge.link
+            for link in found:
                 key = (link.source, link.target, link.relation)
-                if key not in self.edges or link.event_time < self.edges[key].link.event_time:
-                    self.edges[key] = edge
+                if key not in self.edges or link.event_time < self.edges[key].event_time:
+                    self.edges[key] = link
                 # From a lot downstream to its members, from an item upstream to its lot:
                 # member_of is walked against its direction, the others along it.
                 along = (link.relation == MEMBER_OF) != downstream
@@ -267,10 +265,11 @@ class _Walk:
 
     def parents(self) -> dict[str, str]:
         """The parent each node is contained in at the trace's moment (the latest)."""
-        found = self._holding(self._reader.links(list(self.nodes), True, self._at))
+        found = self._holding(
+            self._reader.links(list(self.nodes), True, self._at, self._scope, parents_only=True)
+        )
         parents: dict[str, tuple[int, str]] = {}
-        for edge in found:
-            link = edge.link
+        for link in found:
             if link.relation != CONTAINED_IN or link.source not in self.nodes:
                 continue
             known = parents.get(link.source)
@@ -278,39 +277,9 @@ class _Walk:
                 parents[link.source] = (link.event_time, link.target)
         return {child: parent for child, (_, parent) in parents.items()}
 
-    def _holding(self, links: list[LinkRow]) -> list[_Edge]:
-        """The links that the caller may read and that hold at the trace's moment, each with
-        the time a later DELETE the caller may read ended it (if one did)."""
-        if not links:
-            return []
-        parents = {k.target for k in links if k.relation in _ENDED_BY_DELETE}
-        ends = self._reader.ends(parents) if parents else []
-        positions = {k.position for k in links} | {e.position for e in ends}
-        positions |= {k.input_position for k in links if k.input_position is not None}
-        readable = self._reader.readable(positions, self._scope)
-        by_parent: dict[tuple[str, str], list[EndRow]] = {}
-        for end in ends:
-            if end.position in readable:
-                by_parent.setdefault((end.relation, end.parent), []).append(end)
-        holding = []
-        for link in links:
-            event_id = readable.get(link.position)
-            if event_id is None or (
-                link.input_position is not None and link.input_position not in readable
-            ):
-                continue
-            until = None
-            if link.relation in _ENDED_BY_DELETE:
-                until = min(
-                    (
-                        e.event_time
-                        for e in by_parent.get((link.relation, link.target), ())
-                        if e.child in (None, link.source) and e.event_time >= link.event_time
-                    ),
-                    default=None,
-                )
-                if until is not None and until <= self._at:
-                    continue
+    def _holding(self, links: list[LinkRow]) -> list[LinkRow]:
+        """The links that still held at the trace's moment."""
+        holding = [link for link in links if link.until is None or link.until > self._at]
+        for link in holding:
             self._name(link)
-            holding.append(_Edge(link, event_id, until))
         return holding

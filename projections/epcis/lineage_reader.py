@@ -26,19 +26,9 @@ class LinkRow:
     target_urn: str | None
     position: int
     event_time: int
-    #: For a transformation across events: the event of the input, else None.
-    input_position: int | None
-
-
-@dataclass(frozen=True)
-class EndRow:
-    """A DELETE of a parent's child (None: of all its children)."""
-
-    relation: str
-    parent: str
-    child: str | None
-    position: int
-    event_time: int
+    event_id: str
+    #: When the earliest later DELETE the caller may read ended it, if one did.
+    until: int | None
 
 
 @dataclass(frozen=True)
@@ -61,97 +51,125 @@ def _declared(alias: str) -> str:
     )
 
 
+def _event_id(alias: str) -> str:
+    return f"(SELECT e.event_id FROM epcis_events e WHERE e.position = {alias}.position)"
+
+
 class LineageReader:
     """Queries the lineage tables and the event tables beside them."""
 
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    def links(self, frontier: Sequence[str], downstream: bool, at: int) -> list[LinkRow]:
+    def links(
+        self,
+        frontier: Sequence[str],
+        downstream: bool,
+        at: int,
+        scope: Sequence[EventQuery] | None,
+        parents_only: bool = False,
+    ) -> list[LinkRow]:
         """Every relation leading from the `frontier` one hop downstream (to parents,
         outputs, a lot's members) or upstream (children, inputs, lots), made at or before
-        `at`; ended ones too (`ends` tells which)."""
+        `at` by an event `scope` lets the caller read, each with the time the earliest
+        later DELETE the caller may read ended it (which may be before `at`).
+        `parents_only`: only `contained_in`, downstream."""
         rows: list[LinkRow] = []
         for part in chunks(list(frontier), _CHUNK):
-            rows.extend(self._links(part, downstream, at))
+            sql, params = self._links_sql(part, downstream, at, scope, parents_only)
+            with self._db.reading() as conn:
+                found = conn.fetchall(sql, params)
+            rows.extend(
+                LinkRow(
+                    str(r[0]),
+                    str(r[1]),
+                    str(r[2]),
+                    r[3],
+                    r[4],
+                    int(r[5]),
+                    int(r[6]),
+                    str(r[7]),
+                    None if r[8] is None else int(r[8]),
+                )
+                for r in found
+            )
         return rows
 
-    def _links(self, frontier: Sequence[str], downstream: bool, at: int) -> list[LinkRow]:
+    def _readable(
+        self, position: str, scope: Sequence[EventQuery] | None, params: list[Any]
+    ) -> str:
+        """The condition that the event at `position` (a column) is one the caller may read
+        and no error declaration retracted."""
+        where = [f"e.position = {position}", _declared("e")]
+        if scope is not None:
+            where.append(scope_condition(self._db.dialect, scope, params))
+        return f"EXISTS (SELECT 1 FROM epcis_events e WHERE {' AND '.join(where)})"
+
+    def _until(self, link: str, scope: Sequence[EventQuery] | None, params: list[Any]) -> str:
+        """The time of the earliest readable DELETE ending the link `link` (an alias)."""
+        where = [
+            f"n.parent = {link}.target",
+            f"n.relation = {link}.relation",
+            f"(n.child IS NULL OR n.child = {link}.source)",
+            f"n.event_time >= {link}.event_time",
+            self._readable("n.position", scope, params),
+        ]
+        return f"(SELECT MIN(n.event_time) FROM epcis_lineage_ends n WHERE {' AND '.join(where)})"
+
+    def _links_sql(
+        self,
+        frontier: Sequence[str],
+        downstream: bool,
+        at: int,
+        scope: Sequence[EventQuery] | None,
+        parents_only: bool,
+    ) -> tuple[str, list[Any]]:
+        """One statement for a hop; its parameters in the order the text names them."""
         dialect = self._db.dialect
         params: list[Any] = []
         near, far = ("source", "target") if downstream else ("target", "source")
-        parents = any_of(dialect, f"l.{near}", frontier, params)
-        params.extend((CONTAINED_IN, ASSOCIATED_WITH, at))
-        lots = any_of(dialect, f"m.{far}", frontier, params)
-        params.extend((MEMBER_OF, at))
-        side, other = ("input", "output") if downstream else ("output", "input")
-        transformed = any_of(dialect, "i.item", frontier, params)
-        params.extend((side, at, other, at))
-        first, second = ("i", "o") if downstream else ("o", "i")
-        sql = (
-            f"SELECT {_COLUMNS}, CAST(NULL AS {{bigint}}) FROM epcis_lineage_links l"
-            f" WHERE {parents} AND l.relation IN (?, ?) AND l.event_time <= ?"
-            f" UNION ALL SELECT {_COLUMNS}, CAST(NULL AS {{bigint}}) FROM epcis_lineage_links m"
-            f" WHERE {lots} AND m.relation = ? AND m.event_time <= ?"
-            f" UNION ALL SELECT '{TRANSFORMED_INTO}', {first}.item, {second}.item,"
-            f" {first}.item_urn, {second}.item_urn, o.position, o.event_time, i.position"
-            " FROM epcis_lineage_transformed i JOIN epcis_lineage_transformed o"
-            " ON o.transformation = i.transformation"
-            f" WHERE {transformed} AND i.side = ? AND i.event_time <= ?"
-            " AND o.side = ? AND o.event_time <= ?"
-        )
-        if not downstream:
-            # Upstream, `i` is the output side found from the frontier, `o` the input.
-            sql = sql.replace(
-                "o.position, o.event_time, i.position", "i.position, i.event_time, o.position"
-            )
-        with self._db.reading() as conn:
-            found = conn.fetchall(sql, params)
-        return [
-            LinkRow(
-                str(r[0]),
-                str(r[1]),
-                str(r[2]),
-                r[3],
-                r[4],
-                int(r[5]),
-                int(r[6]),
-                None if r[7] is None else int(r[7]),
-            )
-            for r in found
+        # Children and parents, ended by DELETEs.
+        until = self._until("l", scope, params)
+        where = [any_of(dialect, f"l.{near}", frontier, params)]
+        relations = (CONTAINED_IN,) if parents_only else (CONTAINED_IN, ASSOCIATED_WITH)
+        where.append(f"l.relation IN ({', '.join('?' * len(relations))})")
+        params.extend(relations)
+        where.append("l.event_time <= ?")
+        params.append(at)
+        where.append(self._readable("l.position", scope, params))
+        selects = [
+            f"SELECT {_COLUMNS}, {_event_id('l')}, {until} FROM epcis_lineage_links l"
+            f" WHERE {' AND '.join(where)}"
         ]
-
-    def ends(self, parents: Collection[str]) -> list[EndRow]:
-        """Every DELETE of children of these parents."""
-        rows: list[EndRow] = []
-        for part in chunks(sorted(parents), _CHUNK):
-            params: list[Any] = []
-            condition = any_of(self._db.dialect, "parent", part, params)
-            with self._db.reading() as conn:
-                found = conn.fetchall(
-                    "SELECT relation, parent, child, position, event_time"
-                    f" FROM epcis_lineage_ends WHERE {condition}",
-                    params,
-                )
-            rows.extend(EndRow(str(r[0]), str(r[1]), r[2], int(r[3]), int(r[4])) for r in found)
-        return rows
-
-    def readable(
-        self, positions: Collection[int], scope: Sequence[EventQuery] | None
-    ) -> dict[int, str]:
-        """The event IDs of those events at `positions` that `scope` lets a caller read and
-        that no error declaration retracted."""
-        readable: dict[int, str] = {}
-        for part in chunks(sorted(positions), _CHUNK):
-            params: list[Any] = []
-            where = [any_of(self._db.dialect, "e.position", part, params), _declared("e")]
-            if scope is not None:
-                where.append(scope_condition(self._db.dialect, scope, params))
-            sql = f"SELECT e.position, e.event_id FROM epcis_events e WHERE {' AND '.join(where)}"
-            with self._db.reading() as conn:
-                found = conn.fetchall(sql, params)
-            readable.update((int(r[0]), str(r[1])) for r in found)
-        return readable
+        if parents_only:
+            return selects[0], params
+        # A lot's members (downstream) or an item's lot (upstream).
+        where = [any_of(dialect, f"m.{far}", frontier, params), "m.relation = ?"]
+        params.extend((MEMBER_OF, at))
+        where.append("m.event_time <= ?")
+        where.append(self._readable("m.position", scope, params))
+        selects.append(
+            f"SELECT {_COLUMNS}, {_event_id('m')}, CAST(NULL AS {{bigint}})"
+            f" FROM epcis_lineage_links m WHERE {' AND '.join(where)}"
+        )
+        # Outputs of what the frontier went into, or inputs of what made it: `f` is the
+        # frontier's side, `o` the other; the edge is the output's event's.
+        side, other = ("input", "output") if downstream else ("output", "input")
+        source, target = ("f", "o") if downstream else ("o", "f")
+        output = "o" if downstream else "f"
+        where = [any_of(dialect, "f.item", frontier, params), "f.side = ?", "o.side = ?"]
+        params.extend((side, other, at, at))
+        where.extend(("f.event_time <= ?", "o.event_time <= ?"))
+        where.append(self._readable("f.position", scope, params))
+        where.append(self._readable("o.position", scope, params))
+        selects.append(
+            f"SELECT '{TRANSFORMED_INTO}', {source}.item, {target}.item, {source}.item_urn,"
+            f" {target}.item_urn, {output}.position, {output}.event_time,"
+            f" {_event_id(output)}, CAST(NULL AS {{bigint}})"
+            " FROM epcis_lineage_transformed f JOIN epcis_lineage_transformed o"
+            f" ON o.transformation = f.transformation WHERE {' AND '.join(where)}"
+        )
+        return " UNION ALL ".join(selects), params
 
     def latest(
         self, ids: Collection[str], at: int, scope: Sequence[EventQuery] | None
