@@ -279,3 +279,36 @@ async def test_a_replay_rebuilds_the_same_answers(traced: Client, tracepoint: Tr
     before = [await trace(traced, **params) for params in asked]
     await tracepoint.blocking.run(tracepoint.projections.rebuild)
     assert [await trace(traced, **params) for params in asked] == before
+
+
+async def test_a_delete_the_caller_may_not_read_does_not_end_the_edge_for_it(
+    traced: Client,
+) -> None:
+    partner = await user_with(
+        traced,
+        {
+            "collection": "epcis_event",
+            "action": "read",
+            "permissions": {"bizStep": {"_in": ["packing", "loading"]}},
+        },
+    )
+    answer = await trace(traced, partner.token, epc=CASE, direction="downstream")
+    assert [(e["to"], e["until"]) for e in answer["edges"]] == [(PALLET, None)]
+
+
+async def test_a_digital_link_naming_a_lot_makes_its_item_a_member(client: Client) -> None:
+    item = "https://example.com/01/04012345111118/10/L7/21/77"
+    await capture(client, document(aggregation_event(CASE, [item])))
+    answer = await trace(client, epc="urn:epc:id:sgtin:4012345.011111.77", direction="upstream")
+    assert edges(answer) == {
+        ("urn:epc:id:sgtin:4012345.011111.77", "member_of", "urn:epc:class:lgtin:4012345.011111.L7")
+    }
+
+
+async def test_the_node_cap_cuts_the_walk_short_and_says_so(
+    traced: Client, tracepoint: Tracepoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tracepoint.epcis.lineage, "_max_nodes", 3)
+    answer = await trace(traced, epc=LOT, direction="downstream", at=PACKED)
+    assert len(answer["nodes"]) == 3
+    assert answer["truncated"] is True
