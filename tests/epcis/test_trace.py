@@ -312,3 +312,13 @@ async def test_the_node_cap_cuts_the_walk_short_and_says_so(
     answer = await trace(traced, epc=LOT, direction="downstream", at=PACKED)
     assert len(answer["nodes"]) == 3
     assert answer["truncated"] is True
+
+
+async def test_a_transformation_without_id_joins_its_own_inputs_and_outputs(
+    client: Client,
+) -> None:
+    pressed = transformation("2024-03-01T13:00:00Z", inputEPCList=[ITEM_2], outputEPCList=[CUP])
+    other = transformation("2024-03-01T13:00:00Z", inputEPCList=[ITEM_1], outputEPCList=[CASE])
+    await capture(client, document(pressed, other))
+    answer = await trace(client, epc=ITEM_2, direction="downstream")
+    assert edges(answer) == {(ITEM_2, "transformed_into", CUP)}
