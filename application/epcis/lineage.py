@@ -2,10 +2,9 @@
 from the lineage tables, limited to the events the caller may read."""
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from application.access.event_scope import EventScope, EventScopes
 from application.blocking import BlockingRunner
@@ -51,13 +50,43 @@ class TraceRequest:
     at: int = 0
 
 
+@dataclass(frozen=True)
+class TraceNode:
+    """An EPC or class of the graph, with the latest event that names it."""
+
+    id: str
+    kind: str
+    digital_link: str | None
+    #: The latest readable event naming it, at the trace's moment (all None without one).
+    event_time: str | None = None
+    biz_step: str | None = None
+    disposition: str | None = None
+    biz_location: str | None = None
+    read_point: str | None = None
+    #: What it is contained in at the trace's moment.
+    parent: str | None = None
+
+
+@dataclass(frozen=True)
+class TraceEdge:
+    """A relation that held at the trace's moment, and the event that made it."""
+
+    source: str
+    target: str
+    relation: str
+    event_id: str
+    event_time: str
+    #: When a later DELETE ended it, if one did.
+    until: str | None
+
+
 @dataclass
 class Trace:
-    """The lineage graph: nodes and edges as the API renders them."""
+    """The lineage graph."""
 
     root: str
-    nodes: list[dict[str, Any]] = field(default_factory=list)
-    edges: list[dict[str, Any]] = field(default_factory=list)
+    nodes: list[TraceNode] = field(default_factory=list)
+    edges: list[TraceEdge] = field(default_factory=list)
     #: Whether the node cap stopped the walk before its depth.
     truncated: bool = False
 
@@ -167,14 +196,14 @@ class LineageService:
             trace.nodes.append(self._node(key, name, states.get(key), parents.get(key)))
         for edge in walk.edges.values():
             trace.edges.append(
-                {
-                    "from": name(edge.source),
-                    "to": name(edge.target),
-                    "relation": edge.relation,
-                    "eventID": edge.event_id,
-                    "eventTime": _time_text(edge.event_time),
-                    "until": None if edge.until is None else _time_text(edge.until),
-                }
+                TraceEdge(
+                    name(edge.source),
+                    name(edge.target),
+                    edge.relation,
+                    edge.event_id,
+                    _time_text(edge.event_time),
+                    None if edge.until is None else _time_text(edge.until),
+                )
             )
         return trace
 
@@ -184,29 +213,25 @@ class LineageService:
         return self._prefixes.prefixes().merged(found)
 
     def _node(
-        self, key: str, name: Any, state: StateRow | None, parent: str | None
-    ) -> dict[str, Any]:
+        self, key: str, name: Callable[[str], str], state: StateRow | None, parent: str | None
+    ) -> TraceNode:
         path = gs1_key_path(key)
-        node: dict[str, Any] = {
-            "id": name(key),
-            "kind": "class" if is_class(key) else "instance",
-            "digital_link": None if path is None else f"{self._link_base}/{path}",
-            "eventTime": None,
-            "bizStep": None,
-            "disposition": None,
-            "bizLocation": None,
-            "readPoint": None,
-            "parent": None if parent is None else name(parent),
-        }
-        if state is not None:
-            node.update(
-                eventTime=_time_text(state.event_time),
-                bizStep=_cbv_word(state.biz_step),
-                disposition=_cbv_word(state.disposition),
-                bizLocation=None if state.biz_location is None else name(state.biz_location),
-                readPoint=None if state.read_point is None else name(state.read_point),
-            )
-        return node
+        node = TraceNode(
+            id=name(key),
+            kind="class" if is_class(key) else "instance",
+            digital_link=None if path is None else f"{self._link_base}/{path}",
+            parent=None if parent is None else name(parent),
+        )
+        if state is None:
+            return node
+        return replace(
+            node,
+            event_time=_time_text(state.event_time),
+            biz_step=_cbv_word(state.biz_step),
+            disposition=_cbv_word(state.disposition),
+            biz_location=None if state.biz_location is None else name(state.biz_location),
+            read_point=None if state.read_point is None else name(state.read_point),
+        )
 
 
 def _root_urn(epc: str) -> str | None:
