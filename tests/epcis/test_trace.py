@@ -322,3 +322,16 @@ async def test_a_transformation_without_id_joins_its_own_inputs_and_outputs(
     await capture(client, document(pressed, other))
     answer = await trace(client, epc=ITEM_2, direction="downstream")
     assert edges(answer) == {(ITEM_2, "transformed_into", CUP)}
+
+
+async def test_an_event_retracted_by_an_error_declaration_makes_no_edge(client: Client) -> None:
+    packed = aggregation_event(
+        PALLET, [CASE], eventID="urn:uuid:00000000-0000-4000-8000-0000000000a1"
+    )
+    await capture(client, document(packed))
+    assert len((await trace(client, epc=CASE))["edges"]) == 1
+    declared = {**packed, "errorDeclaration": {"declarationTime": "2024-03-02T00:00:00Z"}}
+    await capture(client, document(declared))
+    answer = await trace(client, epc=CASE)
+    assert answer["edges"] == []
+    assert node(answer, CASE)["eventTime"] is None
