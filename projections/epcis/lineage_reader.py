@@ -45,9 +45,13 @@ class StateRow:
 
 
 def _declared(alias: str) -> str:
+    """The condition that no error declaration retracted the event `alias` (of its own
+    account: tenants may hold events under one event ID, each declared apart)."""
+    account = "COALESCE((SELECT j.account FROM epcis_capture_jobs j WHERE j.capture_id = {}), '')"
     return (
         f"NOT EXISTS (SELECT 1 FROM epcis_events d WHERE d.event_id = {alias}.event_id"
-        " AND d.declaration_time IS NOT NULL)"
+        " AND d.declaration_time IS NOT NULL"
+        f" AND {account.format('d.capture_id')} = {account.format(alias + '.capture_id')})"
     )
 
 
