@@ -5,10 +5,12 @@ spelling of an EPC meets the others; beside each, the EPC URN where the event le
 be told (an EPC written as a URN says where its company prefix ends).
 """
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from domain.epcis.index_terms import EventTerms
 from domain.gs1 import canonical_epc
 from domain.gs1.digital_link import GS1_RESOLVER, SHORT_NAMES, digital_link_key_path
 from domain.gs1.epc import gs1_key_path
@@ -143,23 +145,77 @@ def _classes(elements: Any) -> list[str]:
 class _Namer:
     """Canonical ids and URNs of the identifiers of one event."""
 
-    def __init__(self, spellings: Iterable[str]) -> None:
-        found = (company_prefix(s) for s in spellings)
-        self._prefixes = CompanyPrefixes(p for p in found if p)
+    def __init__(self, spellings: Iterable[str], canonicals: Mapping[str, str]) -> None:
+        self._spellings = spellings
+        self._canonicals = canonicals
+        self._prefixes: CompanyPrefixes | None = None
+
+    def canonical(self, spelling: str) -> str:
+        """The canonical id of `spelling`."""
+        return self._canonicals.get(spelling) or canonical_epc(spelling)
 
     def __call__(self, spelling: str) -> tuple[str, str | None]:
-        canonical = canonical_epc(spelling)
+        canonical = self.canonical(spelling)
+        if spelling.startswith("urn:"):
+            # As spelled: converting every URN there and back cost more than the rest of
+            # the projection (a URN that names a GS1 key has parsed to find `canonical`).
+            return canonical, spelling
+        # A Digital Link does not say where its company prefix ends; the event's URNs may.
+        if self._prefixes is None:
+            found = (company_prefix(s) for s in self._spellings)
+            self._prefixes = CompanyPrefixes(p for p in found if p)
         return canonical, urn_of(canonical, self._prefixes)
 
 
-def lineage_terms(
-    event: Mapping[str, Any], ilmd_fields: Sequence[tuple[str, str, Any]]
-) -> LineageTerms:
-    """The lineage rows of a valid EPCIS 2.0 event. `ilmd_fields` are its indexed fields
-    as (scope, expanded name, text value), whose ILMD lot number makes `member_of`."""
+def _canonicals(event: Mapping[str, Any], indexed: EventTerms) -> dict[str, str]:
+    """The canonical form of each EPC and class the event spells, as its index terms
+    already hold it (found in worker processes at capture), by role and order."""
+    found: dict[str, list[str]] = {}
+    for role, canonical in indexed.epcs:
+        found.setdefault(role, []).append(canonical)
+    for row in indexed.quantities:
+        found.setdefault("q" + row[0], []).append(row[1])
+    known: dict[str, str] = {}
+    parent = event.get("parentID")
+    lists: list[tuple[str, list[str]]] = [("parent", [parent] if isinstance(parent, str) else [])]
+    lists.extend((role, _texts(event.get(key))) for key, role in _EPC_LISTS)
+    lists.extend(("q" + role, _classes(event.get(key))) for key, role in _CLASS_LISTS)
+    for role, spelled in lists:
+        canonicals = found.get(role, [])
+        if len(canonicals) == len(spelled):
+            known.update(zip(spelled, canonicals, strict=True))
+    return known
+
+
+_EPC_LISTS = (
+    ("epcList", "epc"),
+    ("childEPCs", "child"),
+    ("inputEPCList", "input"),
+    ("outputEPCList", "output"),
+)
+_CLASS_LISTS = (
+    ("quantityList", "quantity"),
+    ("childQuantityList", "child"),
+    ("inputQuantityList", "input"),
+    ("outputQuantityList", "output"),
+)
+
+
+def lineage_terms(event: Mapping[str, Any], indexed: EventTerms) -> LineageTerms:
+    """The lineage rows of a valid EPCIS 2.0 event, given its index terms (whose ILMD lot
+    number makes `member_of`, and whose canonical EPCs are reused)."""
     terms = LineageTerms()
     event_type = event.get("type")
     action = event.get("action")
+    lots = [
+        text
+        for scope, key, text, *_ in indexed.fields
+        if scope == "ILMD_" and key in LOT_NUMBER_FIELDS
+    ]
+    links = [e for e in event.get("epcList") or () if isinstance(e, str) and e.startswith("http")]
+    if event_type == "ObjectEvent" and not lots and not links:
+        # Of an item observed, only a Digital Link naming its lot says anything.
+        return terms
     parent = event.get("parentID")
     children = _texts(event.get("childEPCs")) + _classes(event.get("childQuantityList"))
     inputs = _texts(event.get("inputEPCList")) + _classes(event.get("inputQuantityList"))
@@ -168,7 +224,7 @@ def lineage_terms(
     spellings = [*children, *inputs, *outputs, *items]
     if isinstance(parent, str):
         spellings.append(parent)
-    name = _Namer(spellings)
+    name = _Namer(spellings, _canonicals(event, indexed))
     relation = PARENT_RELATIONS.get(str(event_type))
     if relation is not None and isinstance(parent, str):
         parent_id, parent_urn = name(parent)
@@ -184,18 +240,32 @@ def lineage_terms(
             for item in spelled:
                 item_id, item_urn = name(item)
                 terms.transformed.append(Transformed(side, item_id, item_urn))
-    lots = [
-        text for scope, key, text in ilmd_fields if scope == "ILMD_" and key in LOT_NUMBER_FIELDS
-    ]
     commissioned = outputs if event_type == "TransformationEvent" else items
     if event_type == "ObjectEvent" and action != "ADD":
         commissioned = []
-    for item in dict.fromkeys([*commissioned, *items, *children, *inputs, *outputs]):
-        from_ilmd = item in commissioned and lots and isinstance(lots[0], str)
-        lot = lot_class(item, lots[0] if from_ilmd else None)
-        if lot is None or is_class(canonical_epc(item)):
+    lot = lots[0] if lots and isinstance(lots[0], str) else None
+    members = dict.fromkeys(commissioned if lot is not None else ())
+    # The lot of a Digital Link that names lot and serial, whatever the event.
+    members.update((s, None) for s in spellings if s.startswith("http"))
+    for item in members:
+        canonical = name.canonical(item)
+        if is_class(canonical):
+            continue
+        # A lot from the ILMD needs only the GTIN: the canonical form has it at hand.
+        lot_id = (
+            lot_class(canonical, lot)
+            if lot is not None and item in commissioned
+            else lot_class(item)
+        )
+        if lot_id is None:
             continue
         item_id, item_urn = name(item)
-        lot_urn = urn_of(lot, CompanyPrefixes([p for p in [company_prefix(item_urn or "")] if p]))
-        terms.links.append(Link(MEMBER_OF, item_id, lot, item_urn, lot_urn))
+        prefix = company_prefix(item_urn) if item_urn else None
+        terms.links.append(Link(MEMBER_OF, item_id, lot_id, item_urn, _lot_urn(lot_id, prefix)))
     return terms
+
+
+@lru_cache(maxsize=16384)
+def _lot_urn(lot: str, prefix: str | None) -> str | None:
+    """The URN of a lot whose items' company prefix is `prefix`."""
+    return urn_of(lot, CompanyPrefixes([prefix] if prefix else []))

@@ -79,7 +79,7 @@ class LineageProjection(Projection):
             terms = logged.derived
             if not isinstance(terms, EventTerms):
                 terms = event_terms(event, captured.namespaces)
-            found = lineage_terms(event, [(s, n, t) for s, n, t, *_ in terms.fields])
+            found = lineage_terms(event, terms)
             position, time = logged.position, terms.event_time
             links.extend(
                 (position, k.relation, k.source, k.target, k.source_urn, k.target_urn, time)
