@@ -5,6 +5,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from application.access.event_scope import EventScope, EventScopes
 from application.blocking import BlockingRunner
@@ -171,7 +172,7 @@ class LineageService:
         walk = _Walk(self._reader, request.at, scope, self._max_nodes)
         root = canonical_epc(request.epc)
         walk.nodes[root] = None
-        urn = _root_urn(request.epc)
+        urn = _canonical_urn(request.epc)
         if urn is not None:
             walk.urns[root] = urn
         if request.direction in ("downstream", "both"):
@@ -185,7 +186,8 @@ class LineageService:
         def name(key: str) -> str:
             urn = walk.urns.get(key)
             if urn is not None:
-                return urn
+                # The URN as an event spelled it, in its canonical spelling.
+                return _canonical_urn(urn) or urn
             # Only an EPC no event spelled as a URN needs the organisations' prefixes.
             if not prefixes:
                 prefixes.append(self._known_prefixes(walk.urns.values()))
@@ -234,8 +236,10 @@ class LineageService:
         )
 
 
-def _root_urn(epc: str) -> str | None:
-    """The asked identifier as a canonical URN, when it was asked as one."""
+# Answers name the same EPCs again and again (every edge names two): one conversion each.
+@lru_cache(maxsize=16384)
+def _canonical_urn(epc: str) -> str | None:
+    """An identifier as a canonical URN, when it is spelled as one."""
     if not epc.startswith("urn:"):
         return None
     prefix = company_prefix(epc)
