@@ -12,7 +12,6 @@ from application.blocking import BlockingRunner
 from application.errors import InvalidQuery
 from domain.access.policies import Accountability
 from domain.epcis.lineage_terms import (
-    ASSOCIATED_WITH,
     CONTAINED_IN,
     MEMBER_OF,
     company_prefix,
@@ -28,8 +27,6 @@ from projections.epcis.lineage_reader import LineageReader, LinkRow, StateRow
 
 DIRECTIONS = ("downstream", "upstream", "both")
 DEFAULT_DEPTH = 10
-#: Relations a parent holds its children by until a DELETE ends them.
-_ENDED_BY_DELETE = frozenset({CONTAINED_IN, ASSOCIATED_WITH})
 #: EPC URN schemes of GS1 keys: written so, an identifier must parse as one.
 _GS1_SCHEMES = re.compile(
     r"urn:epc:(?:id|class|idpat):(?:sgtin|sscc|sgln|grai|giai|gsrn|gsrnp|gdti|cpi|sgcn|ginc"
