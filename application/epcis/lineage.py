@@ -22,6 +22,7 @@ from domain.epcis.timestamps import InvalidTimestamp, parse_timestamp, to_micros
 from domain.gs1 import canonical_epc
 from domain.gs1.epc import gs1_key_path
 from domain.gs1.link_to_urn import CompanyPrefixes
+from infrastructure.database import Connection
 from projections.epcis.company_prefixes import CompanyPrefixReader
 from projections.epcis.lineage_reader import LineageReader, LinkRow, StateRow
 
@@ -166,7 +167,11 @@ class LineageService:
         return await self._blocking.run(self._trace, request, scope)
 
     def _trace(self, request: TraceRequest, scope: EventScope) -> Trace:
-        walk = _Walk(self._reader, request.at, scope, self._max_nodes)
+        with self._reader.reading() as conn:
+            return self._trace_in(conn, request, scope)
+
+    def _trace_in(self, conn: Connection, request: TraceRequest, scope: EventScope) -> Trace:
+        walk = _Walk(self._reader, conn, request.at, scope, self._max_nodes)
         root = canonical_epc(request.epc)
         walk.nodes[root] = None
         urn = _canonical_urn(request.epc)
@@ -177,7 +182,7 @@ class LineageService:
         if request.direction in ("upstream", "both"):
             walk.run(root, request.depth, downstream=False)
         parents = walk.parents()
-        states = self._reader.latest(walk.nodes, request.at, scope)
+        states = self._reader.latest(conn, walk.nodes, request.at, scope)
         prefixes: list[CompanyPrefixes] = []
 
         def name(key: str) -> str:
@@ -246,8 +251,11 @@ def _canonical_urn(epc: str) -> str | None:
 class _Walk:
     """One trace's walk: the nodes (canonical id → URN, where known) and edges found."""
 
-    def __init__(self, reader: LineageReader, at: int, scope: EventScope, max_nodes: int) -> None:
+    def __init__(
+        self, reader: LineageReader, conn: Connection, at: int, scope: EventScope, max_nodes: int
+    ) -> None:
         self._reader = reader
+        self._conn = conn
         self._at = at
         self._scope = scope
         self._max_nodes = max_nodes
@@ -265,7 +273,9 @@ class _Walk:
         for _ in range(depth):
             if not frontier:
                 return
-            found = self._holding(self._reader.links(frontier, downstream, self._at, self._scope))
+            found = self._holding(
+                self._reader.links(self._conn, frontier, downstream, self._at, self._scope)
+            )
             frontier = []
             for link in found:
                 key = (link.source, link.target, link.relation)
@@ -292,7 +302,9 @@ class _Walk:
     def parents(self) -> dict[str, str]:
         """The parent each node is contained in at the trace's moment (the latest)."""
         found = self._holding(
-            self._reader.links(list(self.nodes), True, self._at, self._scope, parents_only=True)
+            self._reader.links(
+                self._conn, list(self.nodes), True, self._at, self._scope, parents_only=True
+            )
         )
         parents: dict[str, tuple[int, str]] = {}
         for link in found:

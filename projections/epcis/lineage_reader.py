@@ -1,12 +1,13 @@
 """Reads the lineage tables a hop at a time: the relations of a whole frontier in one query."""
 
 from collections.abc import Collection, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from domain.epcis.event_query import EventQuery
 from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF, TRANSFORMED_INTO
-from infrastructure.database import Database, any_of, chunks
+from infrastructure.database import Connection, Database, any_of, chunks
 from projections.epcis.event_reader import scope_condition
 
 #: Identifiers per statement: one array (PostgreSQL) or JSON text (SQLite) parameter.
@@ -65,8 +66,14 @@ class LineageReader:
     def __init__(self, database: Database) -> None:
         self._db = database
 
+    def reading(self) -> AbstractContextManager[Connection]:
+        """One read transaction for all the queries of a trace: one connection, one
+        round trip per query."""
+        return self._db.reading()
+
     def links(
         self,
+        conn: Connection,
         frontier: Sequence[str],
         downstream: bool,
         at: int,
@@ -81,8 +88,7 @@ class LineageReader:
         rows: list[LinkRow] = []
         for part in chunks(list(frontier), _CHUNK):
             sql, params = self._links_sql(part, downstream, at, scope, parents_only)
-            with self._db.reading() as conn:
-                found = conn.fetchall(sql, params)
+            found = conn.fetchall(sql, params)
             rows.extend(
                 LinkRow(
                     str(r[0]),
@@ -176,7 +182,7 @@ class LineageReader:
         return " UNION ALL ".join(selects), params
 
     def latest(
-        self, ids: Collection[str], at: int, scope: Sequence[EventQuery] | None
+        self, conn: Connection, ids: Collection[str], at: int, scope: Sequence[EventQuery] | None
     ) -> dict[str, StateRow]:
         """For each identifier, the latest readable event at or before `at` that names it
         (as an EPC in any role, or as a quantity's class)."""
@@ -203,8 +209,7 @@ class LineageReader:
                     f" FROM {table} x JOIN epcis_events e ON e.position = x.position"
                     f" WHERE {' AND '.join(where)}"
                 )
-            with self._db.reading() as conn:
-                found = conn.fetchall(" UNION ALL ".join(selects), params)
+            found = conn.fetchall(" UNION ALL ".join(selects), params)
             for r in found:
                 row = StateRow(int(r[1]), str(r[2]), int(r[3]), r[4], r[5], r[6], r[7])
                 known = latest.get(str(r[0]))
