@@ -79,7 +79,8 @@ fuzz: $(STAMP)
 	TRACEPOINT_FUZZ_PHASES=examples,coverage,fuzzing,stateful TRACEPOINT_FUZZ_MODE=all \
 	TRACEPOINT_FUZZ_TIMEOUT=3600 $(BIN)/pytest -q -n 0 tests/openapi/test_fuzz.py
 
-# BENCH_ARGS="--events 100000" and ITEM_BENCH_ARGS="--items 10000" pick smaller sizes;
+# BENCH_ARGS="--events 100000", TRACE_BENCH_ARGS="--events 100000" and
+# ITEM_BENCH_ARGS="--items 10000" pick smaller sizes;
 # see docs/performance.md.
 bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
@@ -88,6 +89,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.codes $(CODE_BENCH_ARGS)
 	$(BIN)/python -m bench.flows $(FLOW_BENCH_ARGS)
 	$(BIN)/python -m bench.validation $(VALIDATION_BENCH_ARGS)
+	$(BIN)/python -m bench.trace $(TRACE_BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache $(SDK_CHECK)/node_modules

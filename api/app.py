@@ -7,7 +7,7 @@ from api.access import auth, me, pages, system_collections, user_flows
 from api.access.authentication import platform_authentication
 from api.codes import resolver
 from api.cors import cors, install_cors
-from api.epcis import capture, queries, resources, subscriptions
+from api.epcis import capture, queries, resources, subscriptions, trace
 from api.epcis.authentication import epcis_authentication
 from api.epcis.discovery import epcis_discovery
 from api.epcis.negotiation import epcis_negotiation
@@ -55,6 +55,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
         v1_lists.routes,
         outbound.routes,
         publish_lot.routes,
+        trace.routes,
     )
     epcis = (capture.routes, queries.routes, resources.routes, subscriptions.routes)
     for table in (server.routes, metrics.routes, openapi.routes, *epcis, *platform):

@@ -48,6 +48,7 @@ from projections.codes.scans import CodeScansProjection
 from projections.codes.unique_codes import UniqueCodesProjection
 from projections.epcis.capture_jobs import CaptureJobsProjection
 from projections.epcis.events import EpcisEventsProjection
+from projections.epcis.lineage import LineageProjection
 from projections.epcis.master_data import MasterDataProjection
 from projections.items.history import HistoryProjection
 from projections.items.records import RecordsProjection
@@ -81,6 +82,7 @@ def build_projection_runner(
     by_name = {c.name: c for c in collections}
     projections = [
         EpcisEventsProjection(),
+        LineageProjection(),
         CaptureJobsProjection(),
         MasterDataProjection(),
         # Codes, scans and reference lists have projections of their own; the rest are

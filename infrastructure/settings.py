@@ -64,6 +64,14 @@ class Settings(BaseSettings):
     read_your_writes_timeout: float = Field(
         default=10.0, gt=0, description="Seconds a write waits for the read models."
     )
+    trace_max_depth: int = Field(
+        default=50, ge=1, le=1000, description="Largest `depth` a `GET /trace` may ask for."
+    )
+    trace_max_nodes: int = Field(
+        default=10_000,
+        ge=1,
+        description="Most nodes one `GET /trace` answer holds; the walk stops there and says so.",
+    )
     projection_batch_size: int = Field(default=1000, ge=1)
     projection_poll_interval: float = Field(
         default=0.5, gt=0, description="Seconds between polls of the event log."

@@ -85,7 +85,7 @@ async def test_a_schema_is_kept_emptied_and_given_again_as_new(
     assert _rows_and_sequences(second) == (0, [None])
     assert _positions(second) == dict.fromkeys(_positions(second), 0)
     # One per projection of the service.
-    assert len(_positions(second)) == 8
+    assert len(_positions(second)) == 9
     # The log starts again at its beginning.
     assert await _run_service(second) == reached
     databases.release(second)

@@ -65,6 +65,38 @@ FORM_POST = (
     "The page of the mail's link posts here as an HTML form (`token`, `password`, "
     "`password_confirm`, form-encoded) and gets a page back; API clients send JSON."
 )
+_TIME: Json = nullable({"type": "string", "description": "UTC, YYYY-MM-DDTHH:MM:SS.mmmZ"})
+TRACE_NODE: Json = _object(
+    id=STRING,
+    kind={"type": "string", "enum": ["instance", "class"]},
+    digital_link=nullable(STRING),
+    eventTime=_TIME,
+    bizStep=nullable(STRING),
+    disposition=nullable(STRING),
+    bizLocation=nullable(STRING),
+    readPoint=nullable(STRING),
+    parent=nullable(STRING),
+)
+TRACE_EDGE: Json = {
+    "type": "object",
+    "properties": {
+        "from": STRING,
+        "to": STRING,
+        "relation": {
+            "type": "string",
+            "enum": ["contained_in", "associated_with", "transformed_into", "member_of"],
+        },
+        "eventID": STRING,
+        "eventTime": STRING,
+        "until": _TIME,
+    },
+}
+TRACE: Json = _object(
+    root=STRING,
+    nodes={"type": "array", "items": TRACE_NODE},
+    edges={"type": "array", "items": TRACE_EDGE},
+    truncated={"type": "boolean"},
+)
 MULTIPART: Json = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
 WRITTEN_FILE = answers(
     answer(
@@ -336,6 +368,22 @@ ROUTES: dict[str, Operation] = {
     "POST /items/lot/{key}/publish": Operation(
         "lot",
         answer(200, data(_object(lot=STRING, eventID=STRING, created={"type": "boolean"}))),
+    ),
+    "GET /trace": Operation(
+        "trace",
+        answer(200, data(TRACE)),
+        "The lineage of an EPC or class: what it went into, what went into it",
+        description="Needs read on epcis_event; the caller's item rules apply to every "
+        "event an edge or a node's state comes from (docs/trace.md).",
+        query=(
+            {
+                **query("epc", TEXT, "An EPC or class: EPC URN or GS1 Digital Link"),
+                "required": True,
+            },
+            query("direction", {"type": "string", "enum": ["downstream", "upstream", "both"]}),
+            query("depth", {"type": "integer", "minimum": 0}, "Hops; 10 unless given"),
+            query("at", {"type": "string", "format": "date-time"}, "The relations held then"),
+        ),
     ),
     "POST /files": Operation(
         "files",

@@ -13,6 +13,7 @@ from application.epcis.delivery import DeliverySettings, OutboundGuard
 from application.epcis.epc_formats import EpcFormatService
 from application.epcis.event_capture import EventCaptureService
 from application.epcis.event_queries import EventQueryService
+from application.epcis.lineage import LineageService
 from application.epcis.master_data_queries import MasterDataQueryService
 from application.epcis.named_queries import EpcisQueriesRules, NamedQueryService
 from application.epcis.page_tokens import PageTokens
@@ -29,6 +30,7 @@ from infrastructure.worker_processes import WorkerRecords
 from projections.epcis.company_prefixes import CompanyPrefixReader
 from projections.epcis.event_reader import EpcisEventReader
 from projections.epcis.event_values import EventValueReader
+from projections.epcis.lineage_reader import LineageReader
 from projections.epcis.location_tree import LocationTree
 from projections.epcis.prefixes import PrefixReader
 from projections.epcis.readers import ReadModels
@@ -59,6 +61,8 @@ class EpcisCapability:
     event_capture: EventCaptureService
     #: The events each caller may read, its rule's CURIEs read as its queries' are.
     scopes: EventScopes
+    #: What went into what (`GET /trace`).
+    lineage: LineageService
 
 
 def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
@@ -96,7 +100,8 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
     )
     master_data = MasterDataQueryService(VocabularyReader(core.database), core.blocking)
     named_queries = NamedQueryService(items, read_models, events, master_data, core.blocking)
-    epc_formats = EpcFormatService(CompanyPrefixReader(core.database), core.blocking)
+    company_prefixes = CompanyPrefixReader(core.database)
+    epc_formats = EpcFormatService(company_prefixes, core.blocking)
     resources = ResourceService(
         EventValueReader(core.database), event_reader, events, epc_formats, tokens, core.blocking
     )
@@ -139,4 +144,13 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         prefixes,
         EventCaptureService(capture),
         scopes,
+        LineageService(
+            LineageReader(core.database),
+            company_prefixes,
+            scopes,
+            core.blocking,
+            max_depth=settings.trace_max_depth,
+            max_nodes=settings.trace_max_nodes,
+            link_base=core.link_base,
+        ),
     )

@@ -39,6 +39,10 @@ class CompanyPrefixes:
     def __bool__(self) -> bool:
         return bool(self._prefixes)
 
+    def merged(self, more: Iterable[str]) -> "CompanyPrefixes":
+        """These prefixes and `more`."""
+        return CompanyPrefixes([*self._prefixes, *more])
+
     def length(self, digits: str) -> int | None:
         """The length of the longest known prefix `digits` start with, or None."""
         for size in range(min(_LONGEST, len(digits)), _SHORTEST - 1, -1):

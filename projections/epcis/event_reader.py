@@ -123,6 +123,15 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
     return where
 
 
+def scope_condition(dialect: Dialect, scope: Sequence[EventQuery], params: list[Any]) -> str:
+    """The condition on `epcis_events e` of events that match any of the `scope` queries
+    (a caller's read rule), appending its parameters."""
+    alternatives = [
+        " AND ".join(build_where(dialect, allowed, params)) or "1 = 1" for allowed in scope
+    ]
+    return "(" + " OR ".join(f"({a})" for a in alternatives) + ")" if alternatives else "1 = 0"
+
+
 def _declaration_conditions(query: EventQuery, params: list[Any]) -> list[str]:
     where: list[str] = []
     for bound, op in ((query.ge_declaration_time, ">="), (query.lt_declaration_time, "<")):
@@ -287,11 +296,7 @@ class EpcisEventReader:
         return [PageRow(int(r[0]), _sort_key(r[1]), r[2], r[3]) for r in rows]
 
     def _any_of(self, scope: Sequence[EventQuery], params: list[Any]) -> str:
-        alternatives = [
-            " AND ".join(build_where(self._db.dialect, allowed, params)) or "1 = 1"
-            for allowed in scope
-        ]
-        return "(" + " OR ".join(f"({a})" for a in alternatives) + ")" if alternatives else "1 = 0"
+        return scope_condition(self._db.dialect, scope, params)
 
     def snapshot(self) -> int:
         """The newest log position the query tables hold."""

@@ -1,0 +1,121 @@
+"""The lineage tables: what was packed into, associated with or transformed into what, and
+which lot an item is of; one row per relation an event makes or ends."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from domain.epcis.captured_event import CapturedEvent
+from domain.epcis.index_terms import EventTerms, event_terms
+from domain.epcis.lineage_terms import lineage_terms
+from infrastructure.database import Connection
+from infrastructure.event_store import LoggedEvent
+from projections.epcis.events import MAX_INDEXED_LENGTH
+from projections.projection import Projection
+
+SCHEMA = (
+    # contained_in and associated_with (child → parent), member_of (instance → lot).
+    """CREATE TABLE IF NOT EXISTS epcis_lineage_links (
+        position {bigint} NOT NULL,
+        relation TEXT NOT NULL,
+        source {key_text} NOT NULL,
+        target {key_text} NOT NULL,
+        source_urn TEXT,
+        target_urn TEXT,
+        event_time {bigint} NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS epcis_lineage_links_source"
+    " ON epcis_lineage_links (source, relation, event_time)",
+    "CREATE INDEX IF NOT EXISTS epcis_lineage_links_target"
+    " ON epcis_lineage_links (target, relation, event_time)",
+    # A DELETE of a parent's children (child NULL: all of them).
+    """CREATE TABLE IF NOT EXISTS epcis_lineage_ends (
+        position {bigint} NOT NULL,
+        relation TEXT NOT NULL,
+        parent {key_text} NOT NULL,
+        child {key_text},
+        event_time {bigint} NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS epcis_lineage_ends_parent"
+    " ON epcis_lineage_ends (parent, relation, event_time)",
+    # Inputs and outputs of transformations, joined by `transformation`: the
+    # transformationID, or the event itself when it has none.
+    """CREATE TABLE IF NOT EXISTS epcis_lineage_transformed (
+        position {bigint} NOT NULL,
+        transformation {key_text} NOT NULL,
+        side TEXT NOT NULL,
+        item {key_text} NOT NULL,
+        item_urn TEXT,
+        event_time {bigint} NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS epcis_lineage_transformed_item"
+    " ON epcis_lineage_transformed (item, side, event_time)",
+    "CREATE INDEX IF NOT EXISTS epcis_lineage_transformed_transformation"
+    " ON epcis_lineage_transformed (transformation, side)",
+)
+
+TABLES = ("epcis_lineage_links", "epcis_lineage_ends", "epcis_lineage_transformed")
+
+
+def _fits(*values: str | None) -> bool:
+    return all(value is None or len(value) <= MAX_INDEXED_LENGTH for value in values)
+
+
+class LineageProjection(Projection):
+    """Writes the lineage rows of each captured EPCIS event (error declarations make none:
+    they say nothing new of what went where)."""
+
+    name = "epcis_lineage"
+    follows = (CapturedEvent.Captured, CapturedEvent.AlsoCaptured)
+    schema = SCHEMA
+    tables = TABLES
+
+    def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
+        """Insert the link, end and transformation rows of a batch of events."""
+        links: list[tuple[Any, ...]] = []
+        ends: list[tuple[Any, ...]] = []
+        transformed: list[tuple[Any, ...]] = []
+        for logged in events:
+            captured: Any = logged.event
+            event = captured.epcis_event
+            if "errorDeclaration" in event or event.get("type") not in _LINEAGE_TYPES:
+                continue
+            terms = logged.derived
+            if not isinstance(terms, EventTerms):
+                terms = event_terms(event, captured.namespaces)
+            found = lineage_terms(event, terms)
+            position, time = logged.position, terms.event_time
+            links.extend(
+                (position, k.relation, k.source, k.target, k.source_urn, k.target_urn, time)
+                for k in found.links
+                if _fits(k.source, k.target)
+            )
+            ends.extend(
+                (position, e.relation, e.parent, e.child, time)
+                for e in found.ends
+                if _fits(e.parent, e.child)
+            )
+            transformation = (
+                f"id:{terms.transformation_id}" if terms.transformation_id else f"event:{position}"
+            )
+            transformed.extend(
+                (position, transformation, t.side, t.item, t.urn, time)
+                for t in found.transformed
+                if _fits(t.item, transformation)
+            )
+        conn.insert_many(
+            "epcis_lineage_links",
+            ("position", "relation", "source", "target", "source_urn", "target_urn", "event_time"),
+            links,
+        )
+        conn.insert_many(
+            "epcis_lineage_ends", ("position", "relation", "parent", "child", "event_time"), ends
+        )
+        conn.insert_many(
+            "epcis_lineage_transformed",
+            ("position", "transformation", "side", "item", "item_urn", "event_time"),
+            transformed,
+        )
+
+
+#: Event types that may make lineage rows (ObjectEvents only member_of, from their ILMD
+#: or the lots of Digital Links).
+_LINEAGE_TYPES = frozenset(
+    {"ObjectEvent", "AggregationEvent", "AssociationEvent", "TransformationEvent"}
+)

@@ -1,0 +1,221 @@
+"""Reads the lineage tables a hop at a time: the relations of a whole frontier in one query."""
+
+from collections.abc import Collection, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from domain.epcis.event_query import EventQuery
+from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF, TRANSFORMED_INTO
+from infrastructure.database import Connection, Database, any_of, chunks
+from projections.epcis.event_reader import scope_condition
+
+#: Identifiers per statement: one array (PostgreSQL) or JSON text (SQLite) parameter.
+_CHUNK = 10_000
+
+_COLUMNS = "relation, source, target, source_urn, target_urn, position, event_time"
+
+
+@dataclass(frozen=True)
+class LinkRow:
+    """A relation as one event made it: `source` → `target` (canonical ids)."""
+
+    relation: str
+    source: str
+    target: str
+    source_urn: str | None
+    target_urn: str | None
+    position: int
+    event_time: int
+    event_id: str
+    #: When the earliest later DELETE the caller may read ended it, if one did.
+    until: int | None
+
+
+@dataclass(frozen=True)
+class StateRow:
+    """The latest event that names an identifier."""
+
+    position: int
+    event_id: str
+    event_time: int
+    biz_step: str | None
+    disposition: str | None
+    biz_location: str | None
+    read_point: str | None
+
+
+def _declared(alias: str) -> str:
+    """The condition that no error declaration retracted the event `alias` (of its own
+    account: tenants may hold events under one event ID, each declared apart)."""
+    account = "COALESCE((SELECT j.account FROM epcis_capture_jobs j WHERE j.capture_id = {}), '')"
+    return (
+        f"NOT EXISTS (SELECT 1 FROM epcis_events d WHERE d.event_id = {alias}.event_id"
+        " AND d.declaration_time IS NOT NULL"
+        f" AND {account.format('d.capture_id')} = {account.format(alias + '.capture_id')})"
+    )
+
+
+def _event_id(alias: str) -> str:
+    return f"(SELECT e.event_id FROM epcis_events e WHERE e.position = {alias}.position)"
+
+
+class LineageReader:
+    """Queries the lineage tables and the event tables beside them."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def reading(self) -> AbstractContextManager[Connection]:
+        """One read transaction for all the queries of a trace: one connection, one
+        round trip per query."""
+        return self._db.reading()
+
+    def links(
+        self,
+        conn: Connection,
+        frontier: Sequence[str],
+        downstream: bool,
+        at: int,
+        scope: Sequence[EventQuery] | None,
+        parents_only: bool = False,
+    ) -> list[LinkRow]:
+        """Every relation leading from the `frontier` one hop downstream (to parents,
+        outputs, a lot's members) or upstream (children, inputs, lots), made at or before
+        `at` by an event `scope` lets the caller read, each with the time the earliest
+        later DELETE the caller may read ended it (which may be before `at`).
+        `parents_only`: only `contained_in`, downstream."""
+        rows: list[LinkRow] = []
+        for part in chunks(list(frontier), _CHUNK):
+            sql, params = self._links_sql(part, downstream, at, scope, parents_only)
+            found = conn.fetchall(sql, params)
+            rows.extend(
+                LinkRow(
+                    str(r[0]),
+                    str(r[1]),
+                    str(r[2]),
+                    r[3],
+                    r[4],
+                    int(r[5]),
+                    int(r[6]),
+                    str(r[7]),
+                    None if r[8] is None else int(r[8]),
+                )
+                for r in found
+            )
+        return rows
+
+    def _readable(
+        self, position: str, scope: Sequence[EventQuery] | None, params: list[Any]
+    ) -> str:
+        """The condition that the event at `position` (a column) is one the caller may read
+        and no error declaration retracted."""
+        where = [f"e.position = {position}", _declared("e")]
+        if scope is not None:
+            where.append(scope_condition(self._db.dialect, scope, params))
+        return f"EXISTS (SELECT 1 FROM epcis_events e WHERE {' AND '.join(where)})"
+
+    def _until(self, link: str, scope: Sequence[EventQuery] | None, params: list[Any]) -> str:
+        """The time of the earliest readable DELETE ending the link `link` (an alias)."""
+        where = [
+            f"n.parent = {link}.target",
+            f"n.relation = {link}.relation",
+            f"(n.child IS NULL OR n.child = {link}.source)",
+            f"n.event_time >= {link}.event_time",
+            self._readable("n.position", scope, params),
+        ]
+        return f"(SELECT MIN(n.event_time) FROM epcis_lineage_ends n WHERE {' AND '.join(where)})"
+
+    def _links_sql(
+        self,
+        frontier: Sequence[str],
+        downstream: bool,
+        at: int,
+        scope: Sequence[EventQuery] | None,
+        parents_only: bool,
+    ) -> tuple[str, list[Any]]:
+        """One statement for a hop; its parameters in the order the text names them."""
+        dialect = self._db.dialect
+        params: list[Any] = []
+        near, far = ("source", "target") if downstream else ("target", "source")
+        # Children and parents, ended by DELETEs.
+        until = self._until("l", scope, params)
+        where = [any_of(dialect, f"l.{near}", frontier, params)]
+        relations = (CONTAINED_IN,) if parents_only else (CONTAINED_IN, ASSOCIATED_WITH)
+        where.append(f"l.relation IN ({', '.join('?' * len(relations))})")
+        params.extend(relations)
+        where.append("l.event_time <= ?")
+        params.append(at)
+        where.append(self._readable("l.position", scope, params))
+        selects = [
+            f"SELECT {_COLUMNS}, {_event_id('l')}, {until} FROM epcis_lineage_links l"
+            f" WHERE {' AND '.join(where)}"
+        ]
+        if parents_only:
+            return selects[0], params
+        # A lot's members (downstream) or an item's lot (upstream).
+        where = [any_of(dialect, f"m.{far}", frontier, params), "m.relation = ?"]
+        params.extend((MEMBER_OF, at))
+        where.append("m.event_time <= ?")
+        where.append(self._readable("m.position", scope, params))
+        selects.append(
+            f"SELECT {_COLUMNS}, {_event_id('m')}, CAST(NULL AS {{bigint}})"
+            f" FROM epcis_lineage_links m WHERE {' AND '.join(where)}"
+        )
+        # Outputs of what the frontier went into, or inputs of what made it: `f` is the
+        # frontier's side, `o` the other; the edge is the output's event's.
+        side, other = ("input", "output") if downstream else ("output", "input")
+        source, target = ("f", "o") if downstream else ("o", "f")
+        output = "o" if downstream else "f"
+        where = [any_of(dialect, "f.item", frontier, params), "f.side = ?", "o.side = ?"]
+        params.extend((side, other, at, at))
+        where.extend(("f.event_time <= ?", "o.event_time <= ?"))
+        where.append(self._readable("f.position", scope, params))
+        where.append(self._readable("o.position", scope, params))
+        selects.append(
+            f"SELECT '{TRANSFORMED_INTO}', {source}.item, {target}.item, {source}.item_urn,"
+            f" {target}.item_urn, {output}.position, {output}.event_time,"
+            f" {_event_id(output)}, CAST(NULL AS {{bigint}})"
+            " FROM epcis_lineage_transformed f JOIN epcis_lineage_transformed o"
+            f" ON o.transformation = f.transformation WHERE {' AND '.join(where)}"
+        )
+        return " UNION ALL ".join(selects), params
+
+    def latest(
+        self, conn: Connection, ids: Collection[str], at: int, scope: Sequence[EventQuery] | None
+    ) -> dict[str, StateRow]:
+        """For each identifier, the latest readable event at or before `at` that names it
+        (as an EPC in any role, or as a quantity's class)."""
+        latest: dict[str, StateRow] = {}
+        for part in chunks(sorted(ids), _CHUNK):
+            params: list[Any] = []
+            selects = []
+            for table, column in (
+                ("epcis_event_epcs", "epc"),
+                ("epcis_event_quantities", "epc_class"),
+            ):
+                where = [
+                    any_of(self._db.dialect, f"x.{column}", part, params),
+                    "e.event_time <= ?",
+                    "e.declaration_time IS NULL",
+                    _declared("e"),
+                ]
+                params.append(at)
+                if scope is not None:
+                    where.append(scope_condition(self._db.dialect, scope, params))
+                selects.append(
+                    f"SELECT x.{column}, e.position, e.event_id, e.event_time, e.biz_step,"
+                    " e.disposition, e.biz_location, e.read_point"
+                    f" FROM {table} x JOIN epcis_events e ON e.position = x.position"
+                    f" WHERE {' AND '.join(where)}"
+                )
+            found = conn.fetchall(" UNION ALL ".join(selects), params)
+            for r in found:
+                row = StateRow(int(r[1]), str(r[2]), int(r[3]), r[4], r[5], r[6], r[7])
+                known = latest.get(str(r[0]))
+                if known is None or (row.event_time, row.position) > (
+                    known.event_time,
+                    known.position,
+                ):
+                    latest[str(r[0])] = row
+        return latest
