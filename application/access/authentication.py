@@ -26,6 +26,7 @@ from application.errors import (
 )
 from domain.access.collections import normalise_email
 from domain.access.policies import Accountability
+from domain.access.providers import DEFAULT_PROVIDER
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.one_time_passwords import matching_step
 from infrastructure.passwords import Passwords, hash_token
@@ -156,7 +157,15 @@ class Authenticator:
             stored = user.password_hash if user is not None else None
             # Without a stored hash this costs what checking one does (`Passwords.verify`).
             matches = await self._password_checks.run(self._passwords.verify, stored, password)
-            if user is None or stored is None or not matches or user.status != "active":
+            # A user of a sign-in provider proves who they are there, never by a password
+            # (Directus: a provider mismatch is INVALID_CREDENTIALS).
+            if (
+                user is None
+                or stored is None
+                or not matches
+                or user.status != "active"
+                or user.provider != DEFAULT_PROVIDER
+            ):
                 raise InvalidCredentials()
             if user.tfa_secret:
                 await self._check_otp(user, otp, attempt)
@@ -173,6 +182,30 @@ class Authenticator:
                 await self._throttle.withdraw(attempt)
             raise
         await self._throttle.succeeded(attempt)
+        await self._signed_in(user.id, ip, user_agent)
+        await self._blocking.run(self._sessions.purge, self._clock())
+        return await self.open_session(user, mode, ip, user_agent)
+
+    async def provider_login(
+        self,
+        user: UserCredentials,
+        otp: str | None,
+        mode: Mode,
+        ip: str | None,
+        user_agent: str | None,
+    ) -> SignIn:
+        """Open a session for a user a sign-in provider vouched for: the account must be
+        active, and a user with two-factor authentication gives the current code too."""
+        if user.status != "active":
+            if user.status == "suspended":
+                raise UserSuspended()
+            raise InvalidCredentials()
+        if user.tfa_secret:
+            step = matching_step(user.tfa_secret, otp) if otp else None
+            if step is None or not await self._blocking.run(
+                self._sessions.use_otp_step, user.id, step
+            ):
+                raise InvalidOtp()
         await self._signed_in(user.id, ip, user_agent)
         await self._blocking.run(self._sessions.purge, self._clock())
         return await self.open_session(user, mode, ip, user_agent)
