@@ -305,7 +305,9 @@ ROUTES: dict[str, Operation] = {
     "POST /users/me/tfa/generate": Operation(
         "users",
         answer(200, data(_object(secret=STRING, otpauth_url=STRING))),
-        body=body(_object(password=TEXT) | {"required": ["password"]}),
+        body=body(_object(password=TEXT)),
+        description="The password is required of users who sign in with one (provider"
+        " `default`); users of a single sign-on provider give none.",
     ),
     "POST /users/me/tfa/enable": Operation(
         "users",

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import aiohttp
+import pyotp
 import pytest
 from aiohttp import web
 
@@ -503,6 +504,40 @@ async def test_enforce_tfa_leaves_a_single_sign_on_user_only_the_setup(
     assert status == 403
     assert "Two-factor authentication must be enabled" in body["errors"][0]["message"]
     assert (await _me(client, base, token))["external_identifier"] == "rita"
+
+
+async def test_a_single_sign_on_user_sets_up_tfa_without_a_password_and_then_needs_the_code(
+    client: Client, base: str
+) -> None:
+    await _provider_user(client, "tess", enforce_tfa=True)
+    async with browser() as session:
+        first = await sign_in(session, base, "tess", mode="json")
+    token = first.body["data"]["access_token"]
+    generated = await ok(client, "POST", "/users/me/tfa/generate", {}, token=token)
+    secret = generated["secret"]
+    await ok(
+        client,
+        "POST",
+        "/users/me/tfa/enable",
+        {"secret": secret, "otp": pyotp.TOTP(secret).now()},
+        token=token,
+    )
+    async with browser() as session:
+        without = await sign_in(session, base, "tess", mode="json")
+    async with browser() as session:
+        wrong = await sign_in(session, base, "tess", mode="json", otp="000000")
+    async with browser() as session:
+        right = await sign_in(session, base, "tess", mode="json", otp=pyotp.TOTP(secret).now())
+    assert (without.status, code(without.body)) == (401, "INVALID_OTP")
+    assert (wrong.status, code(wrong.body)) == (401, "INVALID_OTP")
+    assert right.status == 200
+    assert (await _roles_status(base, right.body["data"]["access_token"]))[0] == 200
+
+
+async def test_a_password_user_still_gives_the_password_to_set_up_tfa(client: Client) -> None:
+    user = await user_with(client)
+    status, body = await call(client, "POST", "/users/me/tfa/generate", {}, token=user.token)
+    assert (status, code(body)) == (400, "INVALID_PAYLOAD")
 
 
 # -- providers that cannot be used ------------------------------------------------------
