@@ -195,20 +195,34 @@ class Authenticator:
         user_agent: str | None,
     ) -> SignIn:
         """Open a session for a user a sign-in provider vouched for: the account must be
-        active, and a user with two-factor authentication gives the current code too."""
+        active, and a user with two-factor authentication gives the current code too.
+
+        Wrong codes count and lock as they do for a password sign-in (`Throttle.begin`,
+        the account named by its e-mail): the provider's sign-in is no reason for
+        unlimited guesses."""
         if user.status != "active":
             if user.status == "suspended":
                 raise UserSuspended()
             raise InvalidCredentials()
         if user.tfa_secret:
-            step = matching_step(user.tfa_secret, otp) if otp else None
-            if step is None or not await self._blocking.run(
-                self._sessions.use_otp_step, user.id, step
-            ):
-                raise InvalidOtp()
+            await self._provider_otp(user, otp, ip)
         await self._signed_in(user.id, ip, user_agent)
         await self._blocking.run(self._sessions.purge, self._clock())
         return await self.open_session(user, mode, ip, user_agent)
+
+    async def _provider_otp(self, user: UserCredentials, otp: str | None, ip: str | None) -> None:
+        attempt = await self._throttle.begin(ip, normalise_email(user.email or user.id))
+        try:
+            await self._check_otp(user, otp, attempt)
+        except InvalidOtp:
+            with contextlib.suppress(Exception):  # a log line is no reason for another answer
+                await self._throttle.failed(attempt, _account_label(user, user.email or ""))
+            raise
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self._throttle.withdraw(attempt)
+            raise
+        await self._throttle.succeeded(attempt)
 
     async def _check_otp(self, user: UserCredentials, otp: str | None, attempt: Attempt) -> None:
         """The user's current code, used once: a code seen by someone else is no use.

@@ -506,15 +506,14 @@ async def test_enforce_tfa_leaves_a_single_sign_on_user_only_the_setup(
     assert (await _me(client, base, token))["external_identifier"] == "rita"
 
 
-async def test_a_single_sign_on_user_sets_up_tfa_without_a_password_and_then_needs_the_code(
-    client: Client, base: str
-) -> None:
-    await _provider_user(client, "tess", enforce_tfa=True)
+async def _with_tfa(client: Client, base: str, account: str) -> str:
+    """A provider's user under enforce_tfa who has set TFA up (with no password); the secret."""
+    await _provider_user(client, account, enforce_tfa=True)
     async with browser() as session:
-        first = await sign_in(session, base, "tess", mode="json")
+        first = await sign_in(session, base, account, mode="json")
     token = first.body["data"]["access_token"]
     generated = await ok(client, "POST", "/users/me/tfa/generate", {}, token=token)
-    secret = generated["secret"]
+    secret = str(generated["secret"])
     await ok(
         client,
         "POST",
@@ -522,6 +521,13 @@ async def test_a_single_sign_on_user_sets_up_tfa_without_a_password_and_then_nee
         {"secret": secret, "otp": pyotp.TOTP(secret).now()},
         token=token,
     )
+    return secret
+
+
+async def test_a_single_sign_on_user_sets_up_tfa_without_a_password_and_then_needs_the_code(
+    client: Client, base: str
+) -> None:
+    secret = await _with_tfa(client, base, "tess")
     async with browser() as session:
         without = await sign_in(session, base, "tess", mode="json")
     async with browser() as session:
@@ -532,6 +538,17 @@ async def test_a_single_sign_on_user_sets_up_tfa_without_a_password_and_then_nee
     assert (wrong.status, code(wrong.body)) == (401, "INVALID_OTP")
     assert right.status == 200
     assert (await _roles_status(base, right.body["data"]["access_token"]))[0] == 200
+
+
+async def test_wrong_codes_in_a_row_lock_the_single_sign_on_too(client: Client, base: str) -> None:
+    secret = await _with_tfa(client, base, "uma")
+    for _ in range(5):  # TRACEPOINT_LOGIN_LOCK_AFTER
+        async with browser() as session:
+            wrong = await sign_in(session, base, "uma", mode="json", otp="000000")
+        assert code(wrong.body) == "INVALID_OTP"
+    async with browser() as session:
+        locked = await sign_in(session, base, "uma", mode="json", otp=pyotp.TOTP(secret).now())
+    assert (locked.status, code(locked.body)) == (429, "REQUESTS_EXCEEDED")
 
 
 async def test_a_password_user_still_gives_the_password_to_set_up_tfa(client: Client) -> None:
