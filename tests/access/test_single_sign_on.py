@@ -376,6 +376,32 @@ async def test_json_mode_cannot_redirect(base: str) -> None:
 # -- state, nonce, browser --------------------------------------------------------------
 
 
+async def test_the_authorization_request_carries_pkce_state_and_nonce(base: str) -> None:
+    async with browser() as session:
+        first = dict(parse_qsl(urlsplit(await begin(session, base)).query))
+        second = dict(parse_qsl(urlsplit(await begin(session, base)).query))
+    assert first["response_type"] == "code"
+    assert first["code_challenge_method"] == "S256"
+    assert first["redirect_uri"] == _callback(base)
+    for name in ("state", "nonce", "code_challenge"):
+        assert len(first[name]) >= 20
+        assert first[name] != second[name]
+    assert first["state"] != first["nonce"]
+
+
+async def test_a_callback_posted_as_a_form_goes_on_to_the_get_callback(base: str) -> None:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            _callback(base), data={"state": "s", "code": "c"}, allow_redirects=False
+        ) as response,
+    ):
+        assert response.status == 303
+        location = response.headers["Location"]
+    assert urlsplit(location).path == f"/auth/login/{PROVIDER}/callback"
+    assert dict(parse_qsl(urlsplit(location).query)) == {"state": "s", "code": "c"}
+
+
 async def test_a_callback_with_an_unknown_state_is_refused(client: Client, base: str) -> None:
     await _role(client)
     async with browser() as session:
