@@ -80,7 +80,8 @@ def set_cookie(
     seconds: float,
     path: str = "/",
 ) -> None:
-    """An httpOnly cookie (for the whole site) that lives as long as its token."""
+    """An httpOnly cookie that lives as long as its token, for the whole site unless
+    `path` names a part of it."""
     response.set_cookie(
         name,
         value,
