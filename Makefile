@@ -11,6 +11,9 @@ STAMP := $(VENV)/.installed-dev-$(DIGEST)
 # The Directus SDK check (tests/directus_sdk) runs node with the SDK pinned there.
 SDK_CHECK := tests/directus_sdk
 SDK_MODULES := $(SDK_CHECK)/node_modules/.package-lock.json
+# The single sign-on tests run a real OpenID provider (oidc-provider, pinned there).
+OIDC_PROVIDER := tests/access/openid_provider
+OIDC_MODULES := $(OIDC_PROVIDER)/node_modules/.package-lock.json
 
 .PHONY: run test lint typecheck layers unit fuzz bench install clean
 
@@ -42,7 +45,18 @@ $(SDK_MODULES): $(SDK_CHECK)/package-lock.json
 		echo "npm not found: the Directus SDK check ($(SDK_CHECK)) will be skipped"; \
 	fi
 
-install: $(STAMP) $(SDK_MODULES)
+# The same for the OpenID provider of the single sign-on tests.
+$(OIDC_MODULES): $(OIDC_PROVIDER)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd $(OIDC_PROVIDER) && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+		case "$$(printf %s "$$CI" | tr A-Z a-z)" in 1|true|yes|on) \
+			echo "npm is required in CI for the single sign-on tests ($(OIDC_PROVIDER))"; exit 1;; \
+		esac; \
+		echo "npm not found: the single sign-on tests ($(OIDC_PROVIDER)) will be skipped"; \
+	fi
+
+install: $(STAMP) $(SDK_MODULES) $(OIDC_MODULES)
 
 run: $(RUN_STAMP)
 	mkdir -p var
@@ -65,7 +79,7 @@ PYTEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) +
 
 # loadgroup: a module marked `xdist_group` (its own processes or PostgreSQL clusters,
 # made once per module) runs in one worker, not once in each.
-unit: $(STAMP) $(SDK_MODULES)
+unit: $(STAMP) $(SDK_MODULES) $(OIDC_MODULES)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 test: lint typecheck layers unit
@@ -92,4 +106,5 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.trace $(TRACE_BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache $(SDK_CHECK)/node_modules
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache $(SDK_CHECK)/node_modules \
+		$(OIDC_PROVIDER)/node_modules

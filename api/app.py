@@ -3,7 +3,7 @@
 from aiohttp import web
 
 from api import metrics, server
-from api.access import auth, me, pages, system_collections, user_flows
+from api.access import auth, me, pages, single_sign_on, system_collections, user_flows
 from api.access.authentication import platform_authentication
 from api.codes import resolver
 from api.cors import cors, install_cors
@@ -49,6 +49,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     # `/users/me` and `/permissions/me` before the collections' `/{key}` routes.
     platform = (
         auth.routes,
+        single_sign_on.routes,
         pages.routes,
         user_flows.routes,
         me.routes,

@@ -18,6 +18,7 @@ from infrastructure.instance_store import InstanceStore
 from infrastructure.passwords import Passwords
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
+from infrastructure.sign_in_flows import SignInFlowStore
 from projections.access.reader import AccessReader
 from projections.runner import ProjectionRunner
 
@@ -34,6 +35,8 @@ class Core:
     instance: InstanceStore
     sessions: SessionStore
     attempts: AttemptStore
+    #: Single sign-on flows waiting for their provider's callback.
+    sign_in_flows: SignInFlowStore
     blocking: BlockingRunner
     follower: ReadModelFollower
     background: Background

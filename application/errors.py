@@ -85,6 +85,20 @@ class TokenExpired(PlatformError):
     default_message = "Token expired."
 
 
+class InvalidProvider(PlatformError):
+    """No sign-in provider of that name is configured (or it is switched off)."""
+
+    code = "INVALID_PROVIDER"
+    default_message = "Invalid provider."
+
+
+class InvalidProviderConfig(PlatformError):
+    """A configured sign-in provider cannot be used as configured."""
+
+    code = "INVALID_PROVIDER_CONFIG"
+    default_message = "Invalid config."
+
+
 class UserSuspended(PlatformError):
     """The user was suspended."""
 

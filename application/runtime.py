@@ -42,6 +42,7 @@ from infrastructure.reference_data import REFERENCE_LISTS, reference_rows
 from infrastructure.replicas import Replicas
 from infrastructure.session_store import SessionStore
 from infrastructure.settings import Settings
+from infrastructure.sign_in_flows import SignInFlowStore
 from infrastructure.write_positions import WritePositions
 from projections.access.reader import AccessReader
 from projections.codes.scans import CodeScansProjection
@@ -130,6 +131,7 @@ def build_core(
         instance = InstanceStore(database)
         sessions = SessionStore(database)
         attempts = AttemptStore(database)
+        sign_in_flows = SignInFlowStore(database)
         positions = WritePositions(database) if database.replicas else None
     blocking = BlockingRunner(
         workers=settings.database_pool_size,
@@ -150,6 +152,7 @@ def build_core(
         instance=instance,
         sessions=sessions,
         attempts=attempts,
+        sign_in_flows=sign_in_flows,
         blocking=blocking,
         follower=ReadModelFollower(projections, blocking, settings.projection_poll_interval),
         background=Background(),

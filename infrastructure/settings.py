@@ -21,6 +21,12 @@ def _log_level(value: object) -> object:
     return level
 
 
+def _auth_environment() -> dict[str, str]:
+    """Every `AUTH_*` variable of the environment: the sign-in providers as Directus names
+    them (`AUTH_PROVIDERS`, `AUTH_<NAME>_DRIVER`, …), whose names depend on the providers."""
+    return {name: value for name, value in os.environ.items() if name.startswith("AUTH_")}
+
+
 def _spec_name(name: str) -> AliasChoices:
     """Settings the interface specification names keep its name (and ours works too)."""
     return AliasChoices(name, f"TRACEPOINT_{name}", name.lower())
@@ -278,6 +284,12 @@ class Settings(BaseSettings):
     )
     public_registration_verify_email: bool = Field(
         default=True, description="Registered users must confirm their e-mail address first."
+    )
+
+    auth: dict[str, str] = Field(
+        default_factory=_auth_environment,
+        description="The AUTH_* variables: AUTH_PROVIDERS, AUTH_DISABLE_DEFAULT and each "
+        "provider's AUTH_<NAME>_* (docs/single-sign-on.md).",
     )
 
     # -- first start ------------------------------------------------------------------

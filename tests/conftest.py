@@ -202,6 +202,8 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "background_work": False,
         # Test partners and webhook receivers listen on the loopback interface.
         "outbound_allow_list": "127.0.0.0/8",
+        # No sign-in provider of the environment the tests run in.
+        "auth": {},
         **CHEAP_PASSWORD_HASHES,
     }
     values.update(overrides)

@@ -1,4 +1,4 @@
-"""`/auth`: sign in (json, cookie and session modes), refresh, sign out, providers."""
+"""`/auth`: sign in (json, cookie and session modes), refresh, sign out."""
 
 from typing import Any
 
@@ -43,31 +43,45 @@ async def _object(request: web.Request) -> dict[str, Any]:
     return body
 
 
-def _signed_in(request: web.Request, sign_in: SignIn) -> web.Response:
+def signed_in_response(request: web.Request, sign_in: SignIn) -> web.Response:
     """The body and cookies of a login or refresh, as the mode wants them."""
-    settings = service(request).settings
     data: dict[str, Any] = {"expires": sign_in.expires}
-    if sign_in.mode == "session":
-        response = data_response(data)
-        _cookie(
-            request, response, SESSION_COOKIE, sign_in.access_token, settings.session_cookie_ttl
-        )
-        return response
-    data["access_token"] = sign_in.access_token
+    if sign_in.mode != "session":
+        data["access_token"] = sign_in.access_token
     if sign_in.mode == "json":
         data["refresh_token"] = sign_in.refresh_token
-        return data_response(data)
     response = data_response(data)
-    _cookie(
-        request, response, REFRESH_COOKIE, sign_in.refresh_token or "", settings.refresh_token_ttl
-    )
+    set_sign_in_cookie(request, response, sign_in)
     return response
 
 
-def _cookie(
-    request: web.Request, response: web.Response, name: str, value: str, seconds: float
+def set_sign_in_cookie(request: web.Request, response: web.StreamResponse, sign_in: SignIn) -> None:
+    """The cookie of a cookie-mode (refresh token) or session-mode (session token) sign-in."""
+    settings = service(request).settings
+    if sign_in.mode == "session":
+        set_cookie(
+            request, response, SESSION_COOKIE, sign_in.access_token, settings.session_cookie_ttl
+        )
+    elif sign_in.mode == "cookie":
+        set_cookie(
+            request,
+            response,
+            REFRESH_COOKIE,
+            sign_in.refresh_token or "",
+            settings.refresh_token_ttl,
+        )
+
+
+def set_cookie(
+    request: web.Request,
+    response: web.StreamResponse,
+    name: str,
+    value: str,
+    seconds: float,
+    path: str = "/",
 ) -> None:
-    """An httpOnly cookie for the whole site that lives as long as its token."""
+    """An httpOnly cookie that lives as long as its token, for the whole site unless
+    `path` names a part of it."""
     response.set_cookie(
         name,
         value,
@@ -75,7 +89,7 @@ def _cookie(
         httponly=True,
         samesite="Lax",
         secure=service(request).settings.cookie_secure,
-        path="/",
+        path=path,
     )
 
 
@@ -94,7 +108,10 @@ def _token_for(request: web.Request, body: dict[str, Any]) -> tuple[Mode, str | 
 
 @routes.post("/auth/login")
 async def login(request: web.Request) -> web.Response:
-    """Sign in with e-mail and password (and a one-time password when TFA is on)."""
+    """Sign in with e-mail and password (and a one-time password when TFA is on); with
+    AUTH_DISABLE_DEFAULT there is no such route, as in Directus."""
+    if service(request).access.single_sign_on.providers.disable_default:
+        raise web.HTTPNotFound()
     body = await _object(request)
     email, password = _string(body, "email"), _string(body, "password")
     tracepoint = service(request)
@@ -106,14 +123,16 @@ async def login(request: web.Request) -> web.Response:
         client_ip(request, tracepoint.settings.trust_proxy),
         request.headers.get("User-Agent"),
     )
-    return _signed_in(request, sign_in)
+    return signed_in_response(request, sign_in)
 
 
 @routes.post("/auth/refresh")
 async def refresh(request: web.Request) -> web.Response:
     """New tokens for a refresh token (body or cookie) or a session cookie."""
     mode, token = _token_for(request, await _object(request))
-    return _signed_in(request, await service(request).access.authenticator.refresh(token, mode))
+    return signed_in_response(
+        request, await service(request).access.authenticator.refresh(token, mode)
+    )
 
 
 @routes.post("/auth/logout")
@@ -150,9 +169,3 @@ async def reset_password(request: web.Request) -> web.Response:
     body = await _object(request)
     await flows.reset_password(str(_string(body, "token")), str(_string(body, "password")))
     return no_content()
-
-
-@routes.get("/auth")
-async def providers(request: web.Request) -> web.Response:
-    """The sign-in providers: only the local one so far."""
-    return web.json_response({"data": [], "disableDefault": False})

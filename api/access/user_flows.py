@@ -81,10 +81,14 @@ async def accept_invite(request: web.Request) -> web.Response:
 
 @routes.post("/users/me/tfa/generate")
 async def generate_tfa(request: web.Request) -> web.Response:
-    """A new TOTP secret and its otpauth:// URL (nothing is stored yet)."""
+    """A new TOTP secret and its otpauth:// URL (nothing is stored yet); the password is
+    asked of users who sign in with one."""
     body = await _body(request)
+    password = body.get("password")
+    if password is not None and not isinstance(password, str):
+        raise InvalidPayload('"password" must be a string')
     secret, url = await service(request).access.user_flows.generate_tfa(
-        caller(request), _text(body, "password")
+        caller(request), password or None
     )
     return data_response({"secret": secret, "otpauth_url": url})
 

@@ -69,6 +69,8 @@ _REASONS = {
     "200": "OK",
     "201": "Created",
     "204": "No content",
+    "302": "Redirect",
+    "303": "Redirect",
     "307": "Redirect",
     "400": "Bad request",
     "401": "Not signed in",

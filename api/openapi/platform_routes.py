@@ -197,7 +197,56 @@ ROUTES: dict[str, Operation] = {
     **_schema_writes(),
     "GET /auth": Operation(
         "auth",
-        answer(200, _object(data={"type": "array"}, disableDefault={"type": "boolean"})),
+        answer(
+            200,
+            _object(
+                data={
+                    "type": "array",
+                    "items": _object(name=STRING, driver=STRING, label=STRING, icon=STRING)
+                    | {"required": ["name", "driver"]},
+                },
+                disableDefault={"type": "boolean"},
+            ),
+        ),
+        description="The sign-in providers of AUTH_PROVIDERS; disableDefault: whether"
+        " e-mail and password sign-in (POST /auth/login) is switched off.",
+        public=True,
+    ),
+    "GET /auth/login/{provider}": Operation(
+        "auth",
+        answers(
+            answer(302, description="To the provider's sign-in page"),
+            answer(400, description="A redirect not allowed, or mode json with a redirect"),
+        ),
+        query=(
+            query(
+                "redirect",
+                description="Where the browser goes after the sign-in: a path of this"
+                " service, a URL on PUBLIC_URL's origin or on AUTH_<PROVIDER>_REDIRECT_ALLOW_LIST",
+            ),
+            query("mode", MODE, description="Default: json; session with a redirect"),
+            query("otp", description="The one-time password of a user with 2FA"),
+        ),
+        description="Single sign-on (OpenID Connect): the authorization-code flow with PKCE,"
+        " state and nonce. 403 INVALID_PROVIDER for an unknown provider, 503"
+        " INVALID_PROVIDER_CONFIG or SERVICE_UNAVAILABLE when it cannot be used.",
+        public=True,
+    ),
+    "GET /auth/login/{provider}/callback": Operation(
+        "auth",
+        answers(
+            answer(200, SIGN_IN, description="Signed in (no redirect asked for)"),
+            answer(302, description="To the redirect; `?reason=<code>` when refused"),
+        ),
+        query=(query("state"), query("code"), query("error")),
+        description="Where the provider sends the browser back. A state that is missing,"
+        " unknown, used, expired or from another browser is 401 INVALID_CREDENTIALS.",
+        public=True,
+    ),
+    "POST /auth/login/{provider}/callback": Operation(
+        "auth",
+        answer(303, description="To the GET callback with the posted fields"),
+        body=body(_object(state=STRING, code=STRING), "application/x-www-form-urlencoded"),
         public=True,
     ),
     "POST /auth/login": Operation(
@@ -288,7 +337,9 @@ ROUTES: dict[str, Operation] = {
     "POST /users/me/tfa/generate": Operation(
         "users",
         answer(200, data(_object(secret=STRING, otpauth_url=STRING))),
-        body=body(_object(password=TEXT) | {"required": ["password"]}),
+        body=body(_object(password=TEXT)),
+        description="The password is required of users who sign in with one (provider"
+        " `default`); users of a single sign-on provider give none.",
     ),
     "POST /users/me/tfa/enable": Operation(
         "users",

@@ -26,6 +26,7 @@ from application.errors import (
 )
 from domain.access.collections import normalise_email
 from domain.access.policies import Accountability
+from domain.access.providers import DEFAULT_PROVIDER
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.one_time_passwords import matching_step
 from infrastructure.passwords import Passwords, hash_token
@@ -156,7 +157,15 @@ class Authenticator:
             stored = user.password_hash if user is not None else None
             # Without a stored hash this costs what checking one does (`Passwords.verify`).
             matches = await self._password_checks.run(self._passwords.verify, stored, password)
-            if user is None or stored is None or not matches or user.status != "active":
+            # A user of a sign-in provider proves who they are there, never by a password
+            # (Directus: a provider mismatch is INVALID_CREDENTIALS).
+            if (
+                user is None
+                or stored is None
+                or not matches
+                or user.status != "active"
+                or user.provider != DEFAULT_PROVIDER
+            ):
                 raise InvalidCredentials()
             if user.tfa_secret:
                 await self._check_otp(user, otp, attempt)
@@ -176,6 +185,44 @@ class Authenticator:
         await self._signed_in(user.id, ip, user_agent)
         await self._blocking.run(self._sessions.purge, self._clock())
         return await self.open_session(user, mode, ip, user_agent)
+
+    async def provider_login(
+        self,
+        user: UserCredentials,
+        otp: str | None,
+        mode: Mode,
+        ip: str | None,
+        user_agent: str | None,
+    ) -> SignIn:
+        """Open a session for a user a sign-in provider vouched for: the account must be
+        active, and a user with two-factor authentication gives the current code too.
+
+        Wrong codes count and lock as they do for a password sign-in (`Throttle.begin`,
+        the account named by its e-mail): the provider's sign-in is no reason for
+        unlimited guesses."""
+        if user.status != "active":
+            if user.status == "suspended":
+                raise UserSuspended()
+            raise InvalidCredentials()
+        if user.tfa_secret:
+            await self._provider_otp(user, otp, ip)
+        await self._signed_in(user.id, ip, user_agent)
+        await self._blocking.run(self._sessions.purge, self._clock())
+        return await self.open_session(user, mode, ip, user_agent)
+
+    async def _provider_otp(self, user: UserCredentials, otp: str | None, ip: str | None) -> None:
+        attempt = await self._throttle.begin(ip, normalise_email(user.email or user.id))
+        try:
+            await self._check_otp(user, otp, attempt)
+        except InvalidOtp:
+            with contextlib.suppress(Exception):  # a log line is no reason for another answer
+                await self._throttle.failed(attempt, _account_label(user, user.email or ""))
+            raise
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self._throttle.withdraw(attempt)
+            raise
+        await self._throttle.succeeded(attempt)
 
     async def _check_otp(self, user: UserCredentials, otp: str | None, attempt: Attempt) -> None:
         """The user's current code, used once: a code seen by someone else is no use.

@@ -25,6 +25,7 @@ from application.items.service import ItemsService
 from application.items.unit_of_work import Origin
 from domain.access.collections import normalise_email
 from domain.access.policies import SYSTEM, Accountability
+from domain.access.providers import DEFAULT_PROVIDER
 from domain.collections.item_query import ItemQuery
 from infrastructure.access_tokens import AccessTokens, BadAccessToken, ExpiredAccessToken
 from infrastructure.mailer import Mail
@@ -244,14 +245,19 @@ class UserFlows:
 
     # -- two-factor authentication -------------------------------------------------
 
-    async def generate_tfa(self, caller: Accountability, password: str) -> tuple[str, str]:
-        """A new TOTP secret and its otpauth:// URL, after checking the password.
-        Nothing is stored until the secret is enabled with a code it produced."""
+    async def generate_tfa(self, caller: Accountability, password: str | None) -> tuple[str, str]:
+        """A new TOTP secret and its otpauth:// URL, after checking the password of a user
+        who signs in with one (a user of a sign-in provider has none to give: Directus asks
+        them for none). Nothing is stored until the secret is enabled with a code it
+        produced."""
         user = await self._signed_in(caller)
-        if user.password_hash is None or not await self._blocking.run(
-            self._passwords.verify, user.password_hash, password
-        ):
-            raise InvalidCredentials()
+        if user.provider == DEFAULT_PROVIDER:
+            if password is None:
+                raise InvalidPayload('"password" is required')
+            if user.password_hash is None or not await self._blocking.run(
+                self._passwords.verify, user.password_hash, password
+            ):
+                raise InvalidCredentials()
         if user.tfa_secret:
             raise InvalidPayload("TFA Secret is already set for this user")
         secret = new_secret()

@@ -11,6 +11,7 @@ from application.access.authentication import Authenticator, TokenLifetimes
 from application.access.event_scope import EventScopes
 from application.access.first_credentials import FirstCredentials
 from application.access.outbox import Outbox
+from application.access.single_sign_on import SingleSignOn
 from application.access.system_collections import (
     EXTRA_PERMISSION_COLLECTIONS,
     NotificationsRules,
@@ -26,6 +27,7 @@ from application.core import Core
 from application.items.rules import CollectionRules
 from application.items.service import ItemsService
 from domain.access.backoff import Backoff
+from domain.access.providers import Providers
 from infrastructure.access_tokens import AccessTokens
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.settings import Settings
@@ -36,6 +38,8 @@ class AccessCapability:
     """The access capability as the API and the other capabilities use it."""
 
     authenticator: Authenticator
+    #: Sign-in at the providers of `AUTH_PROVIDERS` (OpenID Connect).
+    single_sign_on: SingleSignOn
     user_flows: UserFlows
     outbox: Outbox
     #: Password hashing runs here, so that sign-in floods cannot starve the database work.
@@ -113,7 +117,19 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
         "permissions": PermissionsRules(lambda: names, scopes, core.access_reader),
         "notifications": NotificationsRules(core.access_reader, core.blocking, outbox),
     }
-    return AccessCapability(authenticator, user_flows, outbox, password_checks, rules)
+    single_sign_on = SingleSignOn(
+        Providers.from_environment(settings.auth),
+        authenticator,
+        core.access_reader,
+        items,
+        core.sign_in_flows,
+        core.blocking,
+        settings.public_url,
+        clock=core.clock,
+    )
+    return AccessCapability(
+        authenticator, single_sign_on, user_flows, outbox, password_checks, rules
+    )
 
 
 def _sign_in_locks(settings: Settings) -> SignInLocks:

@@ -26,12 +26,16 @@ class UserCredentials:
     tfa_secret: str | None
     #: The user's account (multi-tenant installations only).
     account: str | None = None
+    #: Who proves the user's identity: `default` (e-mail and password) or a provider.
+    provider: str = "default"
 
 
 def _credentials(row: tuple[Any, ...] | None) -> UserCredentials | None:
     if row is None:
         return None
-    return UserCredentials(row[0], row[1], row[2], row[3] or "draft", row[4], row[5], row[6])
+    return UserCredentials(
+        row[0], row[1], row[2], row[3] or "draft", row[4], row[5], row[6], row[7] or "default"
+    )
 
 
 def _json(text: str | None) -> Any:
@@ -47,7 +51,7 @@ class AccessReader:
         self.multi_tenant = multi_tenant
         account = '"account"' if multi_tenant else "NULL"
         self._user_columns = (
-            f'id, email, password, status, role, tfa_secret, {account} FROM "users"'
+            f'id, email, password, status, role, tfa_secret, {account}, provider FROM "users"'
         )
 
     def user_by_email(self, email: str) -> UserCredentials | None:
@@ -62,6 +66,17 @@ class AccessReader:
         """The user whose static token has this digest, or None."""
         with self._db.transaction(write=False) as conn:
             row = conn.fetchone(f"SELECT {self._user_columns} WHERE token = ?", (token_hash,))
+        return _credentials(row)
+
+    def user_by_external_identifier(self, provider: str, identifier: str) -> UserCredentials | None:
+        """The user a provider knows by `identifier` (compared without case, as Directus
+        does), or None."""
+        with self._db.transaction(write=False) as conn:
+            row = conn.fetchone(
+                f"SELECT {self._user_columns}"
+                " WHERE provider = ? AND LOWER(external_identifier) = ?",
+                (provider, identifier.lower()),
+            )
         return _credentials(row)
 
     def user(self, user_id: str) -> UserCredentials | None:
