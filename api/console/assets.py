@@ -49,7 +49,9 @@ async def console(request: web.Request) -> web.StreamResponse:
     path = request.match_info["path"]
     asset = _asset(path)
     if asset is None:
-        if "." in path.rsplit("/", 1)[-1]:
+        # Pages may hold dots (`items/urn:epc:id:sgtin:4012345.011111.1`); files are
+        # scripts or top-level files with a suffix.
+        if path.startswith("js/") or ("/" not in path and Path(path).suffix in _TYPES):
             raise web.HTTPNotFound(text="No such file of the console")
         # A page's address may hold a mailed one-time token: neither kept nor passed on.
         response = web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})

@@ -173,7 +173,7 @@ def serve(backend: str, folder: Path) -> Iterator[Served]:
             raise RuntimeError(f"the service exited:\n{log.read_text()}")
         shots = SCREENSHOTS / backend
         shutil.rmtree(shots, ignore_errors=True)
-        shots.mkdir(parents=True)
+        shots.mkdir(parents=True, exist_ok=True)
         yield Served(base, backend, folder / "mail", shots)
     finally:
         process.terminate()
