@@ -85,7 +85,12 @@ function jobCard(context, job) {
       ["Rejected", String(job.eventsRejected)],
     ]),
     errors.length ? h("div", { class: "error-list", id: "job-errors" }, h("h3", {}, "Errors"),
-      h("ul", {}, ...errors.map((error) => h("li", { class: "mono small" }, typeof error === "string" ? error : JSON.stringify(error))))) : null,
+      h("ul", {}, ...errors.map((error) => h("li", {},
+        typeof error === "string" ? error : [
+          error.location ? h("span", { class: "mono small" }, error.location) : "",
+          error.location ? ": " : "",
+          error.reason || error.message || JSON.stringify(error),
+        ])))) : null,
     h("p", {}, h("a", { href: context.href(`events?GE_recordTime=${encodeURIComponent(job.createdAt || "")}`) }, "Events recorded since")));
 }
 

@@ -4,6 +4,36 @@ import { call } from "./api.js";
 import { eventsOf, itemLink, objectsOf, placeOf, shortId } from "./epcis.js";
 import { facts, h, notice, show } from "./dom.js";
 
+/** XML indented for reading (what the API sends is one line). */
+function prettyXml(text) {
+  const parsed = new DOMParser().parseFromString(text, "application/xml");
+  if (parsed.querySelector("parsererror")) return text;
+  const lines = [];
+  const escape = (value) => value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
+  const open = (element) => {
+    const attributes = [...element.attributes].map((a) => ` ${a.name}="${escape(a.value)}"`).join("");
+    return `<${element.tagName}${attributes}>`;
+  };
+  const walk = (element, depth) => {
+    const pad = "  ".repeat(depth);
+    const children = [...element.childNodes].filter((n) => n.nodeType === 1 || (n.nodeType === 3 && n.textContent.trim()));
+    if (!children.length) {
+      lines.push(`${pad}${open(element).replace(/>$/, "/>")}`);
+    } else if (children.every((n) => n.nodeType === 3)) {
+      lines.push(`${pad}${open(element)}${escape(element.textContent.trim())}</${element.tagName}>`);
+    } else {
+      lines.push(`${pad}${open(element)}`);
+      for (const child of children) {
+        if (child.nodeType === 1) walk(child, depth + 1);
+        else lines.push(`${pad}  ${escape(child.textContent.trim())}`);
+      }
+      lines.push(`${pad}</${element.tagName}>`);
+    }
+  };
+  walk(parsed.documentElement, 0);
+  return lines.join("\n");
+}
+
 function place(context, value) {
   const id = placeOf(value);
   return id ? h("span", { title: id }, shortId(id)) : "";
@@ -70,7 +100,7 @@ export async function eventPage(context, eventID) {
     }
     code.textContent = "Loading…";
     try {
-      code.textContent = await (await call(path, { accept })).text();
+      code.textContent = prettyXml(await (await call(path, { accept })).text());
     } catch (error) {
       code.textContent = error.message;
     }

@@ -34,7 +34,6 @@ export const GROUPS = [
   },
   {
     title: "Which objects",
-    open: true,
     fields: [
       { name: "MATCH_anyEPC", hint: EPC },
       { name: "MATCH_epc", hint: EPC },

@@ -40,7 +40,9 @@ export async function signInPage(context) {
         otpField.hidden = false;
         otp.required = true;
         otp.focus();
-        show(message, notice(first ? "Enter the one-time password of your authenticator app." : "That one-time password is not right."));
+        show(message, first
+          ? notice("Enter the one-time password of your authenticator app.", "note")
+          : notice("That one-time password is not right."));
         return;
       }
       show(message, notice(error.message));
