@@ -143,6 +143,7 @@ def test_a_user_signs_in_with_a_session_cookie_and_out_again(page: Page, served:
     page.click("#sign-in button[type=submit]")
     page.wait_for_selector("#sign-in .notice.error")
     shot(page, served, "01-sign-in-refused")
+    assert page.locator(".providers a").count() == 0  # the service has no SSO provider
     page.fill("#password", ADMIN_PASSWORD)
     page.click("#sign-in button[type=submit]")
     page.wait_for_selector("#results table")
@@ -186,6 +187,19 @@ def test_a_user_with_two_factor_authentication_gives_a_one_time_password(
     page.wait_for_selector(f"#who:has-text('{email}')")
 
 
+def test_single_sign_on_providers_are_offered_as_links_back_to_the_console(
+    page: Page, served: Served
+) -> None:
+    providers = {"data": [{"name": "acme", "label": "Acme ID"}], "disableDefault": False}
+    page.route("**/auth", lambda route: route.fulfill(json=providers))
+    page.goto("/console/sign-in?next=%2Fconsole%2Fcapture")
+    link = page.locator(".providers a:has-text('Acme ID')")
+    href = urlsplit(link.get_attribute("href") or "")
+    assert href.path == "/auth/login/acme"
+    assert parse_qs(href.query) == {"redirect": [f"{served.url}/console/capture"]}
+    shot(page, served, "03b-single-sign-on")
+
+
 def test_an_ended_session_leads_back_to_the_sign_in_page(page: Page, served: Served) -> None:
     sign_in(page)
     page.context.clear_cookies()
@@ -226,6 +240,9 @@ def test_the_event_search_takes_query_parameters_and_pages_through_the_answer(
     second = set(page.locator("#results tbody tr td:first-child").all_inner_texts())
     assert len(second) == 10
     assert not second & seen
+    page.click("#results tbody tr:first-child td:first-child a")  # its ID is a CBV hash
+    page.wait_for_selector("h1:has-text('ObjectEvent')")
+    assert page.inner_text("p.mono").startswith("ni:///sha-256;")
 
 
 def test_a_search_with_a_bad_parameter_says_what_is_wrong(page: Page, served: Served) -> None:
