@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from api.epcis.errors import InvalidStaticToken
+from api.epcis.subscriptions import wants_websocket
 from api.families import EPCIS_PREFIX, is_epcis
 from api.keys import ACCOUNTABILITY, EVENT_SCOPE, service
 from api.platform_requests import SESSION_COOKIE, client_ip, with_agent
@@ -57,8 +58,9 @@ async def epcis_authentication(request: web.Request, handler: Handler) -> web.St
     if header and (scheme.lower() != "bearer" or not token.strip()):
         raise InvalidStaticToken("Send Authorization: Bearer <static token>")
     session = None if header else request.cookies.get(SESSION_COOKIE)
-    cross_site = not _same_origin(request, tracepoint.settings.public_url)
-    if session and request.method not in _SAFE and cross_site:
+    # A WebSocket (a subscription) is opened by a GET but reads on for the page that made it.
+    unsafe = request.method not in _SAFE or wants_websocket(request)
+    if session and unsafe and not _same_origin(request, tracepoint.settings.public_url):
         raise Forbidden("A request with the session cookie must come from this service's pages")
     try:
         caller = (

@@ -118,6 +118,30 @@ async def test_a_capture_with_the_session_cookie_from_elsewhere_is_refused(
     assert await stored(client, event["epcList"][0]) == 0
 
 
+async def test_a_subscription_opened_with_the_session_cookie_from_elsewhere_is_refused(
+    client: Client,
+) -> None:
+    await signed_in(client)
+    created = await client.post(
+        "/v2/epcis/queries",
+        json={"name": "all-events", "query": {"EQ_bizStep": ["receiving"]}},
+        headers=AUTH,
+    )
+    assert created.status == 201, await created.text()
+    response = await client.get(
+        "/v2/epcis/queries/all-events/events",
+        headers={
+            "Origin": "https://evil.example.com",
+            "Connection": "Upgrade",
+            "Upgrade": "websocket",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        },
+    )
+    assert response.status == 403
+    assert "session cookie" in (await response.json())["detail"]
+
+
 async def test_an_ended_session_is_401_on_the_epcis_api(client: Client) -> None:
     await signed_in(client)
     logout = await client.post("/auth/logout", json={"mode": "session"})
