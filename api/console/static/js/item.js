@@ -86,7 +86,8 @@ function lineage(context, id, onHolder) {
       graph.expanded.add(`${node.id}|${direction}`);
       const answer = await trace(node.id, direction, 1);
       const grew = graph.merge(answer.data);
-      show(status, grew ? "" : notice(`Nothing more ${direction} of ${shortId(node.id)}.`, "note"));
+      const more = answer.data.truncated ? notice("More is linked than drawn here.", "note") : "";
+      show(status, grew ? more : notice(`Nothing more ${direction} of ${shortId(node.id)}.`, "note"));
       redraw();
       select(graph.nodes.get(node.id));
     } catch (error) {
@@ -114,15 +115,19 @@ function lineage(context, id, onHolder) {
         ["Held by", node.parent ? itemLink(context, node.parent) : ""],
       ]),
       h("div", { class: "actions" }, button("upstream", "Expand upstream"), button("downstream", "Expand downstream")),
-      node.id === id ? null : h("p", {}, itemLink(context, node.id, "Open this item")));
+      node.id === graph.root ? null : h("p", {}, itemLink(context, node.id, "Open this item")));
   }
   const load = async () => {
     try {
       const answer = await trace(id, "both", 1);
+      // The service names the root as it stores it (a URN for a Digital Link asked for).
+      const root = answer.data.root || id;
+      graph.root = graph.selected = root;
       graph.merge(answer.data);
-      graph.expanded.add(`${id}|upstream`).add(`${id}|downstream`);
-      if (!graph.nodes.has(id)) graph.nodes.set(id, { id, kind: isClass(id) ? "class" : "instance" });
-      select(graph.nodes.get(id));
+      graph.expanded.add(`${root}|upstream`).add(`${root}|downstream`);
+      if (!graph.nodes.has(root)) graph.nodes.set(root, { id: root, kind: isClass(id) ? "class" : "instance" });
+      if (answer.data.truncated) show(status, notice("The lineage is larger than drawn: expand a node to see more of it.", "note"));
+      select(graph.nodes.get(root));
       onHolder(holderFromTrace(graph));
     } catch (error) {
       show(status, notice(`The lineage is not available: ${error.message}`));
