@@ -153,7 +153,8 @@ export async function itemPage(context, id) {
   const fromEvents = isClass(id) ? null : await holderFromEvents(id);
   show(nowSlot, now(context, id, events, fromEvents));
   const graph = lineage(context, id, (holder) => {
-    if (holder !== null && holder !== fromEvents) show(nowSlot, now(context, id, events, holder));
+    // The events' answer is in the form the console shows; the lineage's fills a gap only.
+    if (holder && !fromEvents) show(nowSlot, now(context, id, events, holder));
   });
   show(context.view,
     h("h1", {}, isClass(id) ? "Class " : "Item ", h("span", { class: "mono" }, shortId(id))),
