@@ -196,8 +196,12 @@ def test_single_sign_on_providers_are_offered_as_links_back_to_the_console(
     link = page.locator(".providers a:has-text('Acme ID')")
     href = urlsplit(link.get_attribute("href") or "")
     assert href.path == "/auth/login/acme"
-    assert parse_qs(href.query) == {"redirect": [f"{served.url}/console/capture"]}
+    query = {"redirect": [f"{served.url}/console/capture"], "mode": ["session"]}
+    assert parse_qs(href.query) == query
     shot(page, served, "03b-single-sign-on")
+    # A sign-in that failed at the provider comes back with its reason.
+    page.goto("/console/sign-in?reason=INVALID_CREDENTIALS")
+    page.wait_for_selector("#sign-in .notice.error:has-text('no active account')")
 
 
 def test_an_ended_session_leads_back_to_the_sign_in_page(page: Page, served: Served) -> None:

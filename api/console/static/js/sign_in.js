@@ -3,6 +3,14 @@
 import { ApiError, CONSOLE, SERVICE, call, getJson, scheduleRefresh } from "./api.js";
 import { h, notice, show } from "./dom.js";
 
+/** What a failed single sign-on's `reason` means to the user. */
+const SSO_FAILURES = {
+  INVALID_CREDENTIALS: "The provider signed you in, but this service has no active account for you.",
+  INVALID_PROVIDER: "That sign-in provider is not available.",
+  SERVICE_UNAVAILABLE: "The sign-in provider does not answer. Try again later.",
+  USER_SUSPENDED: "Your account is suspended.",
+};
+
 export async function signInPage(context) {
   const params = new URLSearchParams(location.search);
   const next = params.get("next") || "";
@@ -24,6 +32,14 @@ export async function signInPage(context) {
   );
   const providers = h("div", { class: "providers" });
   show(context.view, form, providers);
+  // A single sign-on that failed comes back here with `?reason=<code>`.
+  const reason = params.get("reason");
+  if (reason === "INVALID_OTP") {
+    otpField.hidden = false;
+    show(message, notice("Enter the one-time password of your authenticator app, then sign in with your provider again.", "note"));
+  } else if (reason) {
+    show(message, notice(SSO_FAILURES[reason] || `The single sign-on failed (${reason}).`));
+  }
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -53,14 +69,22 @@ export async function signInPage(context) {
   try {
     const answer = await getJson("auth");
     const list = answer.data || [];
+    if (answer.disableDefault) form.replaceChildren(form.firstChild, message);
     if (list.length) {
       const back = new URL(next || CONSOLE.pathname, CONSOLE).href;
-      show(providers, h("p", { class: "muted" }, "Or sign in with"),
+      show(providers, h("p", { class: "muted" }, answer.disableDefault ? "Sign in with" : "Or sign in with"),
         ...list.map((provider) => {
           const url = new URL(`auth/login/${encodeURIComponent(provider.name)}`, SERVICE);
           url.searchParams.set("redirect", back);
-          return h("a", { class: "button secondary", href: url.href, "data-reload": "" },
+          url.searchParams.set("mode", "session");
+          const link = h("a", { class: "button secondary", href: url.href, "data-reload": "" },
             provider.label || provider.name);
+          // A user with two-factor authentication gives the one-time password along.
+          link.addEventListener("click", () => {
+            if (otp.value) url.searchParams.set("otp", otp.value);
+            link.href = url.href;
+          });
+          return link;
         }));
     }
   } catch {
