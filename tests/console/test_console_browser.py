@@ -297,7 +297,7 @@ def test_an_item_shows_where_it_is_what_holds_it_and_its_timeline(
     shot(page, served, "08-item")
 
 
-def _canned_trace(root: str) -> Any:
+def _canned_trace(root: str, moments: list[str] | None = None) -> Any:
     """A `/trace` stand-in: the item on a pallet in a container, the pallet's other items."""
     pallet, container = "urn:test:pallet", "urn:test:container"
 
@@ -327,6 +327,8 @@ def _canned_trace(root: str) -> Any:
     def answer(route: Any) -> None:
         asked = parse_qs(urlsplit(route.request.url).query)
         epc, direction = asked["epc"][0], asked["direction"][0]
+        if moments is not None:
+            moments.extend(asked.get("at", []))
         assert asked["depth"] == ["1"]
         nodes, edges = [], []
         if epc == root and direction == "both":
@@ -349,8 +351,8 @@ def test_the_lineage_graph_draws_what_trace_answers_and_expands_both_ways(
 ) -> None:
     # /trace is another engineer's work in progress: the drawing is tested on its
     # agreed answer, served to the browser here.
-    root = "urn:test:item-1"
-    page.route("**/trace?*", _canned_trace(root))
+    root, moments = "urn:test:item-1", []
+    page.route("**/trace?*", _canned_trace(root, moments))
     sign_in(page)
     page.goto(f"/console/items/{root}")
     page.wait_for_selector("#lineage g.node.root")
@@ -373,6 +375,12 @@ def test_the_lineage_graph_draws_what_trace_answers_and_expands_both_ways(
 
     assert x("urn:test:item-3") < x("urn:test:pallet") < x("urn:test:container")
     shot(page, served, "09-lineage-expanded")
+    # As it was at a moment: drawn anew from what /trace says of then.
+    page.fill("#at", "2024-03-01T12:00:00Z")
+    page.click("#lineage-at button")
+    page.wait_for_selector("#expand-upstream[disabled]")
+    assert page.locator("#lineage g.node").count() == 3
+    assert moments == ["2024-03-01T12:00:00Z"]
 
 
 def test_the_lineage_graph_of_a_packed_item_expands_to_the_other_items_on_its_pallet(

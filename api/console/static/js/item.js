@@ -71,20 +71,34 @@ function timeline(context, events) {
 }
 
 function lineage(context, id, onHolder) {
-  const graph = new LineageGraph(id);
+  let graph = new LineageGraph(id);
+  let at = "";
   const canvas = h("div", { class: "canvas" });
   const panel = h("aside", { class: "node-panel", id: "node-panel" });
   const status = h("div");
+  const moment = h("form", { class: "inline", id: "lineage-at" },
+    h("label", { for: "at" }, "As it was at"),
+    h("input", { id: "at", name: "at", placeholder: "now, or 2024-05-01T00:00:00Z", autocomplete: "off" }),
+    h("button", { type: "submit", class: "secondary" }, "Show"));
+  moment.addEventListener("submit", (event) => {
+    event.preventDefault();
+    at = moment.elements.at.value.trim();
+    graph = new LineageGraph(id);
+    show(status);
+    show(canvas);
+    show(panel);
+    load();
+  });
   const section = h("section", { class: "card", id: "lineage-section" },
     h("h2", {}, "Lineage"),
     h("p", { class: "muted" }, "Upstream on the left, downstream on the right. Choose a node to expand it."),
-    status, h("div", { class: "lineage-layout" }, canvas, panel));
+    moment, status, h("div", { class: "lineage-layout" }, canvas, panel));
 
   const redraw = () => show(canvas, graph.draw(select));
   const expand = async (node, direction) => {
     try {
       graph.expanded.add(`${node.id}|${direction}`);
-      const answer = await trace(node.id, direction, 1);
+      const answer = await trace(node.id, direction, 1, at);
       const grew = graph.merge(answer.data);
       const more = answer.data.truncated ? notice("More is linked than drawn here.", "note") : "";
       show(status, grew ? more : notice(`Nothing more ${direction} of ${shortId(node.id)}.`, "note"));
@@ -119,7 +133,7 @@ function lineage(context, id, onHolder) {
   }
   const load = async () => {
     try {
-      const answer = await trace(id, "both", 1);
+      const answer = await trace(id, "both", 1, at);
       // The service names the root as it stores it (a URN for a Digital Link asked for).
       const root = answer.data.root || id;
       graph.root = graph.selected = root;
