@@ -49,7 +49,9 @@ export function refresh() {
 export function scheduleRefresh(expires) {
   clearTimeout(refreshTimer);
   if (typeof expires !== "number" || expires <= 0) return;
-  const lead = Math.min(60_000, expires / 4);
+  // A little before the end, at a moment of its own: two tabs refreshing the same session
+  // at once would look like a stolen token, which ends the sign-in.
+  const lead = Math.min(60_000, expires / 4) + Math.random() * Math.min(10_000, expires / 8);
   refreshTimer = setTimeout(refresh, Math.max(1_000, expires - lead));
 }
 
