@@ -98,13 +98,19 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, served: Served, request: pytest.FixtureRequest) -> Iterator[Page]:
-    """A fresh browser context (no cookies) and its page; script errors fail the test, and
-    a failed test leaves a screenshot of where it ended."""
+    """A fresh browser context (no cookies) and its page; script errors and what the
+    page's policy blocked fail the test, and a failed test leaves a screenshot of where it
+    ended."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=served.url)
     context.set_default_timeout(10_000)
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
+    # What the page's policy blocked: an inline script or style, an outside asset.
+    opened.on(
+        "console",
+        lambda message: "Content Security Policy" in message.text and errors.append(message.text),
+    )
     try:
         yield opened
         report = getattr(request.node, "report_call", None)
