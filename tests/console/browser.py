@@ -13,7 +13,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -185,8 +184,3 @@ def serve(backend: str, folder: Path) -> Iterator[Served]:
         if database:
             with psycopg.connect(SERVER_URL, autocommit=True) as admin:
                 admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-
-
-def settle(seconds: float = 0.0) -> None:
-    """Give the service's projections a moment where a test reads what another wrote."""
-    time.sleep(seconds)
