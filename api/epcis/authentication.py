@@ -5,6 +5,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from api.cors import CORS_POLICY
 from api.epcis.errors import InvalidStaticToken
 from api.epcis.subscriptions import wants_websocket
 from api.families import EPCIS_PREFIX, is_epcis
@@ -19,14 +20,15 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _SAFE = ("GET", "HEAD", "OPTIONS")
 
 
-def _same_origin(request: web.Request, public_url: str) -> bool:
-    """Whether a browser says the request comes from a page of this service (its own
-    address or PUBLIC_URL). Browsers send `Origin` with every POST and cannot be made to
-    forge it; a request without one is no browser's, and has a token to use instead."""
+def _trusted_origin(request: web.Request, public_url: str) -> bool:
+    """Whether a browser says the request comes from a page this service trusts: its own
+    address, PUBLIC_URL, or an origin CORS names to call with credentials. Browsers send
+    `Origin` with every POST and cannot be made to forge it; a request without one is no
+    browser's, and has a token to use instead."""
     origin = request.headers.get("Origin", "")
     own = f"{request.scheme}://{request.host}"
     public = "/".join(public_url.split("/", 3)[:3])
-    return bool(origin) and origin in (own, public)
+    return bool(origin) and (origin in (own, public) or request.app[CORS_POLICY].trusts(origin))
 
 
 def _action(request: web.Request) -> str:
@@ -45,8 +47,8 @@ async def epcis_authentication(request: web.Request, handler: Handler) -> web.St
     """Resolve an EPCIS request's caller and the events it may see.
 
     A static token, or the session cookie of the console (its user's rights and event
-    scope; a request that may write must come from a page of this service, so another
-    site cannot make a signed-in browser capture). Without either, what the public policy
+    scope; a request that may write must come from a page of this service, or of an
+    origin CORS names, so another site cannot make a signed-in browser capture). Without either, what the public policy
     allows is served and the rest is 401; a caller who may not is 403.
     """
     if not is_epcis(request):
@@ -60,7 +62,7 @@ async def epcis_authentication(request: web.Request, handler: Handler) -> web.St
     session = None if header else request.cookies.get(SESSION_COOKIE)
     # A WebSocket (a subscription) is opened by a GET but reads on for the page that made it.
     unsafe = request.method not in _SAFE or wants_websocket(request)
-    if session and unsafe and not _same_origin(request, tracepoint.settings.public_url):
+    if session and unsafe and not _trusted_origin(request, tracepoint.settings.public_url):
         raise Forbidden("A request with the session cookie must come from this service's pages")
     try:
         caller = (

@@ -12,8 +12,10 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from api.console.assets import STATIC
+from api.cors import CorsPolicy
 from domain.epcis.event_query import named_parameters
-from tests.conftest import AUTH
+from infrastructure.settings import Settings
+from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import document, object_event
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,6 +120,24 @@ async def test_a_capture_with_the_session_cookie_from_elsewhere_is_refused(
     assert await stored(client, event["epcList"][0]) == 0
 
 
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    """The service under test, whose CORS lets one other site call with credentials."""
+    return make_settings(database_url, cors_enabled=True, cors_origin="https://app.example.com")
+
+
+async def test_a_capture_with_the_session_cookie_from_a_site_cors_names_is_stored(
+    client: Client,
+) -> None:
+    await signed_in(client)
+    event = object_event()
+    response = await client.post(
+        "/v2/epcis/capture", json=document(event), headers={"Origin": "https://app.example.com"}
+    )
+    assert response.status == 201, await response.text()
+    assert await stored(client, event["epcList"][0]) == 1
+
+
 async def test_a_subscription_opened_with_the_session_cookie_from_elsewhere_is_refused(
     client: Client,
 ) -> None:
@@ -168,3 +188,29 @@ def test_every_file_of_the_console_is_shipped_in_the_package() -> None:
     files = [p.relative_to(STATIC.parent).as_posix() for p in STATIC.rglob("*") if p.is_file()]
     unshipped = [f for f in files if not any(fnmatch.fnmatch(f, p) for p in patterns)]
     assert not unshipped
+
+
+@pytest.mark.parametrize(
+    ("origin_setting", "credentials", "trusted"),
+    [
+        ("https://app.example.com", True, True),
+        ("regex:^https://[a-z]+\\.example\\.com$", True, True),
+        ("https://app.example.com", False, False),
+        ("true", True, False),
+        ("*", True, False),
+    ],
+)
+def test_only_origins_cors_names_for_credentials_may_write_with_the_cookie(
+    origin_setting: str, credentials: bool, trusted: bool
+) -> None:
+    policy = CorsPolicy.parse(
+        enabled=True,
+        origin=origin_setting,
+        methods="GET,POST",
+        allowed_headers="Content-Type",
+        exposed_headers="",
+        credentials=credentials,
+        max_age=0,
+    )
+    assert policy.trusts("https://app.example.com") is trusted
+    assert not policy.trusts("https://evil.example.org")
