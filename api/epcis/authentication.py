@@ -48,8 +48,9 @@ async def epcis_authentication(request: web.Request, handler: Handler) -> web.St
 
     A static token, or the session cookie of the console (its user's rights and event
     scope; a request that may write must come from a page of this service, or of an
-    origin CORS names, so another site cannot make a signed-in browser capture). Without either, what the public policy
-    allows is served and the rest is 401; a caller who may not is 403.
+    origin CORS names, so another site cannot make a signed-in browser capture). Without
+    either, what the public policy allows is served and the rest is 401; a caller who may
+    not is 403.
     """
     if not is_epcis(request):
         return await handler(request)

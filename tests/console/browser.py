@@ -118,7 +118,9 @@ class Served:
         return match.group()
 
 
-def _environment(database_url: str, port: int, var: Path) -> dict[str, str]:
+def _environment(
+    database_url: str, port: int, var: Path, more: dict[str, str] | None = None
+) -> dict[str, str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("TRACEPOINT_")}
     environment.update(
         {
@@ -138,14 +140,18 @@ def _environment(database_url: str, port: int, var: Path) -> dict[str, str]:
             "TRACEPOINT_PROJECTION_POLL_INTERVAL": "0.05",
             "TRACEPOINT_PUBLIC_REGISTRATION": "true",
             "TRACEPOINT_BACKGROUND_WORK": "false",
+            **(more or {}),
         }
     )
     return environment
 
 
 @contextlib.contextmanager
-def serve(backend: str, folder: Path) -> Iterator[Served]:
-    """`tracepoint serve` on a new database of `backend` until the block ends."""
+def serve(
+    backend: str, folder: Path, environment: dict[str, str] | None = None
+) -> Iterator[Served]:
+    """`tracepoint serve` on a new database of `backend` until the block ends, with
+    `environment` added to the test settings."""
     port = free_port()
     database = ""
     if backend == "sqlite":
@@ -160,7 +166,7 @@ def serve(backend: str, folder: Path) -> Iterator[Served]:
     with log.open("wb") as output:
         process = subprocess.Popen(
             [str(CONSOLE_SCRIPT), "serve"],
-            env=_environment(url, port, folder),
+            env=_environment(url, port, folder, environment),
             stdout=output,
             stderr=subprocess.STDOUT,
         )
@@ -171,7 +177,8 @@ def serve(backend: str, folder: Path) -> Iterator[Served]:
         if process.poll() is not None:
             raise RuntimeError(f"the service exited:\n{log.read_text()}")
         shots = SCREENSHOTS / backend
-        shutil.rmtree(shots, ignore_errors=True)
+        if environment is None:  # the module's own service: a fresh set of screenshots
+            shutil.rmtree(shots, ignore_errors=True)
         shots.mkdir(parents=True, exist_ok=True)
         yield Served(base, backend, folder / "mail", shots)
     finally:

@@ -222,6 +222,31 @@ def test_an_ended_session_leads_back_to_the_sign_in_page(page: Page, served: Ser
     page.wait_for_selector("#capture")  # back where the user was
 
 
+def test_a_session_about_to_expire_is_refreshed_while_the_console_is_open(
+    browser: Any, served: Served, tmp_path: Path
+) -> None:
+    # Sessions of four seconds: the console refreshes each a little before its end.
+    with serve(served.backend, tmp_path, {"TRACEPOINT_SESSION_COOKIE_TTL": "4s"}) as short:
+        context = browser.new_context(base_url=short.url)
+        try:
+            page = context.new_page()
+            sign_in(page)
+            first = _session_cookie(page)
+            page.wait_for_timeout(6_000)  # longer than the first session lasted
+            assert _session_cookie(page) != first
+            page.click("[data-nav=capture]")
+            # Listed with the refreshed cookie: the EPCIS API took it.
+            page.wait_for_selector("text=No capture yet.")
+            assert page.locator("#sign-in").count() == 0
+        finally:
+            context.close()
+
+
+def _session_cookie(page: Page) -> str:
+    [cookie] = [c for c in page.context.cookies() if c["name"] == "platform_session_token"]
+    return str(cookie["value"])
+
+
 def test_the_event_search_takes_query_parameters_and_pages_through_the_answer(
     page: Page, served: Served
 ) -> None:
