@@ -148,11 +148,11 @@ def _environment(
 
 @contextlib.contextmanager
 def serve(
-    backend: str, folder: Path, environment: dict[str, str] | None = None
+    backend: str, folder: Path, environment: dict[str, str] | None = None, port: int = 0
 ) -> Iterator[Served]:
     """`tracepoint serve` on a new database of `backend` until the block ends, with
-    `environment` added to the test settings."""
-    port = free_port()
+    `environment` added to the test settings (on `port`, else a free one)."""
+    port = port or free_port()
     database = ""
     if backend == "sqlite":
         url = f"sqlite:///{folder / 'tracepoint.db'}"

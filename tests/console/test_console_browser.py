@@ -16,6 +16,7 @@ import pytest
 
 from tests.console.browser import ADMIN_EMAIL, ADMIN_PASSWORD, Served, chromium, serve
 from tests.epcis.documents import aggregation_event, document, object_event
+from tests.services import free_port
 
 #: One service and one browser for the module: every test runs in one xdist worker.
 pytestmark = pytest.mark.xdist_group("console-browser")
@@ -208,6 +209,40 @@ def test_single_sign_on_providers_are_offered_as_links_back_to_the_console(
     # A sign-in that failed at the provider comes back with its reason.
     page.goto("/console/sign-in?reason=INVALID_CREDENTIALS")
     page.wait_for_selector("#sign-in .notice.error:has-text('no active account')")
+
+
+def test_a_user_signs_in_with_single_sign_on_at_a_real_openid_provider(
+    browser: Any, served: Served, tmp_path: Path
+) -> None:
+    provider = pytest.importorskip(
+        "tests.access.openid_provider",
+        reason="single sign-on (issue 19, in progress) is not on this branch yet",
+    )
+    port = free_port()
+    callback = f"http://127.0.0.1:{port}/auth/login/local/callback"
+    with provider.running_provider([callback]) as issuer:
+        environment = {
+            "AUTH_PROVIDERS": "local",
+            "AUTH_LOCAL_DRIVER": "openid",
+            "AUTH_LOCAL_CLIENT_ID": issuer.client_id,
+            "AUTH_LOCAL_CLIENT_SECRET": issuer.client_secret,
+            "AUTH_LOCAL_ISSUER_URL": issuer.issuer,
+            "AUTH_LOCAL_ALLOW_PUBLIC_REGISTRATION": "true",
+            "AUTH_LOCAL_LABEL": "Test provider",
+        }
+        with serve(served.backend, tmp_path, environment, port) as sso:
+            context = browser.new_context(base_url=sso.url)
+            try:
+                page = context.new_page()
+                page.goto("/console/capture")
+                page.click(".providers a:has-text('Test provider')")
+                page.fill("input[name=login]", "sso-user")  # the provider's own form
+                page.click("button")
+                page.wait_for_selector("#who:has-text('sso-user@example.com')")
+                assert urlsplit(page.url).path == "/console/capture"  # back where it began
+                shot(page, served, "03c-signed-in-with-single-sign-on")
+            finally:
+                context.close()
 
 
 def test_an_ended_session_leads_back_to_the_sign_in_page(page: Page, served: Served) -> None:
