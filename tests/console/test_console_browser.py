@@ -238,8 +238,10 @@ def test_a_user_signs_in_with_single_sign_on_at_a_real_openid_provider(
                 page.click(".providers a:has-text('Test provider')")
                 page.fill("input[name=login]", "sso-user")  # the provider's own form
                 page.click("button")
-                page.wait_for_selector("#who:has-text('sso-user@example.com')")
+                page.wait_for_selector("#sign-out", state="visible")
                 assert urlsplit(page.url).path == "/console/capture"  # back where it began
+                # A new user without a role: the EPCIS API knows them, and refuses them.
+                page.wait_for_selector("#capture ~ section .notice:has-text('permission')")
                 shot(page, served, "03c-signed-in-with-single-sign-on")
             finally:
                 context.close()
