@@ -29,7 +29,7 @@ _TYPES = {
 
 def _asset(path: str) -> Path | None:
     """The shipped file a path names, if any (never a file outside the folder)."""
-    if not path or path.endswith("/"):
+    if not path or path.endswith("/") or "\x00" in path:
         return None
     candidate = (STATIC / path).resolve()
     if not candidate.is_relative_to(STATIC.resolve()) or not candidate.is_file():

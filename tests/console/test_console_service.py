@@ -78,7 +78,13 @@ async def test_the_console_without_its_slash_is_sent_to_it(client: Client) -> No
 
 
 @pytest.mark.parametrize(
-    "path", ["/console/js/missing.js", "/console/js/..%2F..%2Fassets.py", "/console/%2E%2E/app.py"]
+    "path",
+    [
+        "/console/js/missing.js",
+        "/console/js/..%2F..%2Fassets.py",
+        "/console/%2E%2E/app.py",
+        "/console/js/%00.js",
+    ],
 )
 async def test_no_file_outside_the_consoles_files_is_served(client: Client, path: str) -> None:
     response = await client.get(path)
