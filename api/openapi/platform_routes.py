@@ -60,8 +60,9 @@ HTML: Json = {"type": "string"}
 #: The older links of those mails, now pages of the console.
 TO_CONSOLE = answer(302, description="Sent on to the console's page, with the same query")
 FORM_POST = (
-    "The page of the mail's link posts here as an HTML form (`token`, `password`, "
-    "`password_confirm`, form-encoded) and gets a page back; API clients send JSON."
+    "The console's page of the mail's link sends JSON, as API clients do; an HTML form "
+    "posted here (`token`, `password`, `password_confirm`, form-encoded: a page saved "
+    "before the console served these links) gets a page back."
 )
 MULTIPART: Json = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}
 WRITTEN_FILE = answers(
