@@ -32,6 +32,7 @@ CONSOLE_SCRIPT = Path(sys.executable).parent / "tracepoint"
 ADMIN_EMAIL, ADMIN_PASSWORD = "admin@example.com", "correct horse battery staple"
 #: Where the tests leave their screenshots, one folder a backend (var/ is not committed).
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "test-screenshots" / "console"
+Page = Any  # playwright.sync_api.Page; imported only where chromium is there
 #: Straight to the service, whatever proxy the environment configures.
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -191,3 +192,23 @@ def serve(
         if database:
             with psycopg.connect(SERVER_URL, autocommit=True) as admin:
                 admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+
+def shot(page: Page, served: Served, name: str) -> None:
+    page.screenshot(path=str(served.shots / f"{name}.png"), full_page=True)
+
+
+def make_user(served: Served, email: str, password: str) -> None:
+    """An active user with the bootstrap admin's role."""
+    _, me = served.api("GET", "/users/me?fields=role")
+    user = {"email": email, "password": password, "role": me["data"]["role"]}
+    status, body = served.api("POST", "/users", user)
+    assert status in (200, 204), body
+
+
+def sign_in(page: Page, email: str = ADMIN_EMAIL, password: str = ADMIN_PASSWORD) -> None:
+    page.goto("/console/")
+    page.fill("#email", email)
+    page.fill("#password", password)
+    page.click("#sign-in button[type=submit]")
+    page.wait_for_selector("#sign-out", state="visible")
