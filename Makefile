@@ -14,6 +14,9 @@ SDK_MODULES := $(SDK_CHECK)/node_modules/.package-lock.json
 # The single sign-on tests run a real OpenID provider (oidc-provider, pinned there).
 OIDC_PROVIDER := tests/access/openid_provider
 OIDC_MODULES := $(OIDC_PROVIDER)/node_modules/.package-lock.json
+# The console's browser tests (tests/console) drive Debian's chromium with Playwright,
+# which never downloads a browser of its own.
+CHROMIUM := /usr/bin/chromium
 
 .PHONY: run test lint typecheck layers unit fuzz bench install clean
 
@@ -56,7 +59,21 @@ $(OIDC_MODULES): $(OIDC_PROVIDER)/package-lock.json
 		echo "npm not found: the single sign-on tests ($(OIDC_PROVIDER)) will be skipped"; \
 	fi
 
-install: $(STAMP) $(SDK_MODULES) $(OIDC_MODULES)
+# Without chromium (and no way to install it) the browser tests are skipped
+# (tests/console/browser.py says so), except in CI, where they are mandatory.
+$(CHROMIUM):
+	@if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		apt-get install -y --no-install-recommends chromium >/dev/null \
+		|| { apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null; }; \
+	fi
+	@if [ ! -x $(CHROMIUM) ]; then \
+		case "$$(printf %s "$$CI" | tr A-Z a-z)" in 1|true|yes|on) \
+			echo "chromium is required in CI for the console's browser tests (tests/console)"; exit 1;; \
+		esac; \
+		echo "chromium not installed: the console's browser tests (tests/console) will be skipped"; \
+	fi
+
+install: $(STAMP) $(SDK_MODULES) $(OIDC_MODULES) $(CHROMIUM)
 
 run: $(RUN_STAMP)
 	mkdir -p var
@@ -79,7 +96,7 @@ PYTEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) +
 
 # loadgroup: a module marked `xdist_group` (its own processes or PostgreSQL clusters,
 # made once per module) runs in one worker, not once in each.
-unit: $(STAMP) $(SDK_MODULES) $(OIDC_MODULES)
+unit: $(STAMP) $(SDK_MODULES) $(OIDC_MODULES) $(CHROMIUM)
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 test: lint typecheck layers unit

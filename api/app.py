@@ -6,6 +6,7 @@ from api import metrics, server
 from api.access import auth, me, pages, single_sign_on, system_collections, user_flows
 from api.access.authentication import platform_authentication
 from api.codes import resolver
+from api.console import assets as console
 from api.cors import cors, install_cors
 from api.epcis import capture, queries, resources, subscriptions, trace
 from api.epcis.authentication import epcis_authentication
@@ -67,6 +68,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
     collections.add_routes(app)
     discovery.add_routes(app)
     # Last: a short code is any one segment no other route claims.
+    app.add_routes(console.routes)
     app.add_routes(resolver.routes)
     if manage_lifecycle:
 

@@ -90,6 +90,12 @@ class CorsPolicy:
             return origin
         return None
 
+    def trusts(self, origin: str) -> bool:
+        """Whether pages of `origin` are named to call with the user's cookies: listed
+        (or matched by a pattern) with credentials on; never by `*` or `true`, which let
+        any site call."""
+        return self.credentials and self.any_origin is False and self.allow_origin(origin) == origin
+
     def headers(self, origin: str, preflight: bool) -> dict[str, str]:
         """The CORS headers of an answer to an allowed origin."""
         headers = {"Access-Control-Allow-Origin": origin}

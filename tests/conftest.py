@@ -82,6 +82,20 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault(_RUN, secrets.token_hex(4))
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Name each test of an `xdist_group` module after its group, so that `--dist loadgroup`
+    runs the module in one worker: pytest-xdist 3.8 writes the name where pytest 9 no longer
+    reads it (`_nodeid`; pytest 9 keeps `_id`), and the groups were silently ignored."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        groups = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group") if m.args})
+        if groups and not item.nodeid.endswith("@" + "_".join(groups)):
+            named = f"{item.nodeid}@{'_'.join(groups)}"
+            item._id = type(item._id).parse(named)  # type: ignore[attr-defined]
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Let the services of earlier tests go."""
     # aiohttp caches each handler's middleware chain by (handler, applications) in an

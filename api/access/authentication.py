@@ -30,6 +30,9 @@ async def platform_authentication(request: web.Request, handler: Handler) -> web
         # Signing in needs no caller; a stale access token sent along must not stop a
         # client from refreshing it.
         return await handler(request)
+    if request.path == "/console" or request.path.startswith("/console/"):
+        # The console's files are public; its scripts call the API with the session.
+        return await handler(request)
     if request.path == "/metrics":
         # Its own guard: a scraper's metrics token is no access token (api/metrics.py).
         return await handler(request)

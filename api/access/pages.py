@@ -1,9 +1,7 @@
-"""Minimal server-rendered pages behind the links of password-reset, invitation and
-registration mails, until a web console serves them: a form that posts the link's token
-with a new password, or what became of the address a registration link verified.
-
-The pages need no script and no outside asset. Their forms post to the API's own
-endpoints, which answer a form post with a page (and a JSON post as before).
+"""The links of password-reset, invitation and registration mails before the console
+served them (`/admin/…`, `/users/register/verify-email` opened in a browser): they now
+lead to the console's pages. A form posted to the API's own endpoints, by a page saved
+from then or a browser without scripts, is still answered with a small page.
 """
 
 from collections.abc import Awaitable, Callable
@@ -61,24 +59,6 @@ INVITE = PasswordForm(
 )
 
 
-@dataclass(frozen=True)
-class Notice:
-    """A page that only tells what became of a mailed link."""
-
-    title: str
-    done: str
-    expired: str
-    used: str
-
-
-VERIFY = Notice(
-    title="Verify your e-mail address",
-    done="Your e-mail address is verified and your account is active. You can sign in now.",
-    expired="This link has expired or is not valid. Register again to get a new one.",
-    used="This address is verified already, or its registration is unknown.",
-)
-
-
 def prefers_html(request: web.Request) -> bool:
     """Whether `Accept` rates `text/html` above JSON, as a browser opening a link does."""
     ranges: dict[str, float] = {}
@@ -96,22 +76,6 @@ def prefers_html(request: web.Request) -> bool:
     html = ranges.get("text/html", ranges.get("text/*", 0.0))
     json = ranges.get("application/json", ranges.get("application/*", ranges.get("*/*", 0.0)))
     return html > json
-
-
-async def notify(
-    request: web.Request, notice: Notice, action: Callable[[str], Awaitable[None]]
-) -> web.Response:
-    """Run a link's `action(token)` and answer with a page saying what became of it."""
-    token = request.query.get("token", "")
-    if not token:
-        return _page(notice.title, "<p>This link carries no token. Open the whole link.</p>", 400)
-    try:
-        await action(token)
-    except Forbidden:
-        return _page(notice.title, f"<p>{escape(notice.expired)}</p>", 403)
-    except PlatformError as exc:
-        return _page(notice.title, f"<p>{escape(notice.used)}</p>", STATUS.get(exc.code, 400))
-    return _page(notice.title, f"<p>{escape(notice.done)}</p>")
 
 
 def is_form(request: web.Request) -> bool:
@@ -184,13 +148,23 @@ def _form(
     )
 
 
+def to_console(request: web.Request, page: str) -> web.HTTPFound:
+    """A redirect from an older mail link to the console's page, with the link's query."""
+    target = _relative(request.path, f"/console/{page}")
+    query = request.query_string
+    response = web.HTTPFound(f"{target}?{query}" if query else target)
+    # The address holds a one-time token: neither kept nor passed on.
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @routes.get(RESET.page)
 async def reset_page(request: web.Request) -> web.Response:
-    """The password-reset mail's link: a form for the new password."""
-    return _form(request, RESET, request.query.get("token", ""))
+    """The password-reset mail's link of older mails: the console's reset page."""
+    raise to_console(request, "reset-password")
 
 
 @routes.get(INVITE.page)
 async def invite_page(request: web.Request) -> web.Response:
-    """The invitation mail's link: a form for the new user's password."""
-    return _form(request, INVITE, request.query.get("token", ""))
+    """The invitation mail's link of older mails: the console's invitation page."""
+    raise to_console(request, "accept-invite")

@@ -46,10 +46,10 @@ async def register(request: web.Request) -> web.Response:
 @routes.get("/users/register/verify-email")
 async def verify_email(request: web.Request) -> web.Response:
     """Activate a registered user with the token of their verification mail; a browser
-    opening the mail's link gets a page saying so, API clients the usual 204."""
+    opening an older mail's link is sent to the console's page, API clients get 204."""
     flows = service(request).access.user_flows
     if pages.prefers_html(request):
-        return await pages.notify(request, pages.VERIFY, flows.verify_email)
+        raise pages.to_console(request, "verify-email")
     token = request.query.get("token", "")
     if not token:
         raise InvalidPayload('"token" is required')

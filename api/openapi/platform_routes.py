@@ -57,13 +57,12 @@ RESOLVER_QUERY = (
 )
 HTML: Json = {"type": "string"}
 #: The pages behind the links of password-reset and invitation mails.
-PAGE = answers(
-    answer(200, HTML, "text/html", description="A form for the new password"),
-    answer(400, HTML, "text/html", description="The link carries no token"),
-)
+#: The older links of those mails, now pages of the console.
+TO_CONSOLE = answer(302, description="Sent on to the console's page, with the same query")
 FORM_POST = (
-    "The page of the mail's link posts here as an HTML form (`token`, `password`, "
-    "`password_confirm`, form-encoded) and gets a page back; API clients send JSON."
+    "The console's page of the mail's link sends JSON, as API clients do; an HTML form "
+    "posted here (`token`, `password`, `password_confirm`, form-encoded: a page saved "
+    "before the console served these links) gets a page back."
 )
 _TIME: Json = nullable({"type": "string", "description": "UTC, YYYY-MM-DDTHH:MM:SS.mmmZ"})
 TRACE_NODE: Json = _object(
@@ -289,14 +288,28 @@ ROUTES: dict[str, Operation] = {
     ),
     "GET /admin/reset-password": Operation(
         "auth",
-        PAGE,
+        TO_CONSOLE,
+        description="The link of older reset mails: sent on to `/console/reset-password`.",
         query=(query("token", TEXT, description="The token of the reset mail's link"),),
         public=True,
     ),
     "GET /admin/accept-invite": Operation(
         "users",
-        PAGE,
+        TO_CONSOLE,
+        description="The link of older invitation mails: sent on to `/console/accept-invite`.",
         query=(query("token", TEXT, description="The token of the invitation mail's link"),),
+        public=True,
+    ),
+    "GET /console": Operation(
+        "console", TO_CONSOLE, "The web console (docs/console.md)", public=True
+    ),
+    "GET /console/{path}": Operation(
+        "console",
+        answers(
+            answer(200, HTML, "text/html", description="The console's page, or one of its files"),
+            answer(404, STRING, "text/plain", description="No such file of the console"),
+        ),
+        "The web console: its files, and its page at any other path (docs/console.md)",
         public=True,
     ),
     "POST /users/register": Operation(
@@ -317,10 +330,10 @@ ROUTES: dict[str, Operation] = {
         "users",
         answers(
             answer(204),
-            answer(200, HTML, "text/html", description="A browser (`Accept: text/html`): a page"),
+            answer(302, description="A browser (`Accept: text/html`): the console's page"),
         ),
-        description="A caller whose `Accept` prefers `text/html` gets a page, also for a "
-        "link that has expired (403) or was used (400).",
+        description="A caller whose `Accept` prefers `text/html` (a browser opening the link "
+        "of an older mail) is sent on to `/console/verify-email`, which makes this call.",
         query=({**query("token", TEXT), "required": True},),
     ),
     "POST /users/invite": Operation(

@@ -148,7 +148,7 @@ class UserFlows:
                 email,
                 "Verify your e-mail address",
                 "Confirm your registration by opening this link:",
-                url or "/users/register/verify-email",
+                url or "/console/verify-email",
                 {"scope": "pending-registration"},
                 REGISTRATION_TTL,
             )
@@ -195,7 +195,7 @@ class UserFlows:
                 email,
                 "You have been invited",
                 "You have been invited to Tracepoint. Accept the invitation here:",
-                url or "/admin/accept-invite",
+                url or "/console/accept-invite",
                 {"scope": "invite"},
                 INVITE_TTL,
             )
@@ -223,7 +223,7 @@ class UserFlows:
             email,
             "Reset your password",
             "Choose a new password here (the link works once, for a day):",
-            url or "/admin/reset-password",
+            url or "/console/reset-password",
             {"scope": "password-reset", "hash": _password_digest(user.password_hash)},
             PASSWORD_RESET_TTL,
         )

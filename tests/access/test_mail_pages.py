@@ -1,13 +1,13 @@
-"""The links of password-reset and invitation mails: the mail carries the token as is, and
-the link opens a page of the service whose form sets the password."""
+"""The links of password-reset and invitation mails: the mail carries the token as is, the
+link opens the console's page (tests/console drives it in a browser), older links lead
+there, and a form posted to the API without the console's script still sets the password."""
 
-import html
 import re
 from collections.abc import AsyncIterator
 from email import message_from_bytes
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import pytest
 from aiohttp.test_utils import TestClient
@@ -55,21 +55,6 @@ async def request_reset(client: Client, email: str) -> None:
     assert status == 204
 
 
-async def open_page(client: Client, link: str) -> tuple[int, str, str]:
-    """GET the page of a mailed link (on the test server): its status, form action (as a
-    path resolved against the page) and hidden token."""
-    parts = urlsplit(link)
-    response = await client.get(f"{parts.path}?{parts.query}")
-    page = await response.text()
-    assert response.content_type == "text/html"
-    action = re.search(r'<form method="post" action="([^"]+)"', page)
-    token = re.search(r'<input type="hidden" name="token" value="([^"]+)"', page)
-    if action is None or token is None:
-        return response.status, "", ""
-    target = urlsplit(urljoin(parts.path, html.unescape(action.group(1)))).path
-    return response.status, target, html.unescape(token.group(1))
-
-
 async def submit(client: Client, action: str, token: str, password: str, confirm: str = "") -> Any:
     """Post the form as a browser does (form-encoded)."""
     fields = {"token": token, "password": password, "password_confirm": confirm or password}
@@ -87,7 +72,7 @@ async def test_a_reset_mail_carries_the_link_and_token_unbroken(
     user = await user_with(client)
     await request_reset(client, user.email)
     raw = await raw_mail(client, tmp_path, user.email)
-    link = link_in(raw, "/admin/reset-password")
+    link = link_in(raw, "/console/reset-password")
     token = link.split("?token=", 1)[1]
     assert re.fullmatch(r"[\w\-]+\.[\w\-]+\.[\w\-]+", token)  # a whole JWT, no `=3D`
     assert b"Content-Transfer-Encoding: 7bit" in raw
@@ -95,27 +80,44 @@ async def test_a_reset_mail_carries_the_link_and_token_unbroken(
     assert b"=3D" not in raw
 
 
-async def test_the_reset_link_opens_a_form_that_posts_the_token_to_the_reset_endpoint(
+@pytest.mark.parametrize("page", ["reset-password", "accept-invite", "verify-email"])
+async def test_a_mailed_link_opens_the_consoles_page_which_keeps_the_token_to_itself(
+    client: Client, page: str
+) -> None:
+    response = await client.get(f"/console/{page}?token=abc")
+    assert response.status == 200
+    assert response.content_type == "text/html"
+    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert response.headers["Cache-Control"] == "no-store"
+    assert "default-src 'none'" in response.headers["Content-Security-Policy"]
+
+
+@pytest.mark.parametrize(
+    ("old", "page"),
+    [("/admin/reset-password", "reset-password"), ("/admin/accept-invite", "accept-invite")],
+)
+async def test_the_links_of_older_mails_lead_to_the_consoles_page_with_their_token(
+    client: Client, old: str, page: str
+) -> None:
+    response = await client.get(f"{old}?token=abc.def", allow_redirects=False)
+    assert response.status == 302
+    assert response.headers["Cache-Control"] == "no-store"
+    location = urljoin(old, response.headers["Location"])
+    assert location == f"/console/{page}?token=abc.def"
+
+
+async def test_a_reset_form_posted_without_the_console_sets_the_new_password_once(
     client: Client, tmp_path: Path
 ) -> None:
     user = await user_with(client)
     await request_reset(client, user.email)
-    link = link_in(await raw_mail(client, tmp_path, user.email), "/admin/reset-password")
-    status, action, token = await open_page(client, link)
-    assert (status, action) == (200, "/auth/password/reset")
-    assert token == link.split("?token=", 1)[1]
-
-
-async def test_the_reset_form_sets_the_new_password_once(client: Client, tmp_path: Path) -> None:
-    user = await user_with(client)
-    await request_reset(client, user.email)
-    link = link_in(await raw_mail(client, tmp_path, user.email), "/admin/reset-password")
-    _, action, token = await open_page(client, link)
-    response = await submit(client, action, token, "brand-new-pw-1")
+    link = link_in(await raw_mail(client, tmp_path, user.email), "/console/reset-password")
+    token = link.split("?token=", 1)[1]
+    response = await submit(client, "/auth/password/reset", token, "brand-new-pw-1")
     assert response.status == 200
     assert "password is changed" in await response.text()
     assert await login_status(client, user.email, "brand-new-pw-1") == 200
-    again = await submit(client, action, token, "again-pw-2")
+    again = await submit(client, "/auth/password/reset", token, "again-pw-2")
     assert again.status == 403
     assert "expired or was used already" in await again.text()
 
@@ -125,15 +127,15 @@ async def test_a_reset_form_with_two_different_passwords_changes_nothing(
 ) -> None:
     user = await user_with(client)
     await request_reset(client, user.email)
-    link = link_in(await raw_mail(client, tmp_path, user.email), "/admin/reset-password")
-    _, action, token = await open_page(client, link)
-    response = await submit(client, action, token, "one-pw-1", "other-pw-2")
+    link = link_in(await raw_mail(client, tmp_path, user.email), "/console/reset-password")
+    token = link.split("?token=", 1)[1]
+    response = await submit(client, "/auth/password/reset", token, "one-pw-1", "other-pw-2")
     assert response.status == 400
     assert "The two passwords differ." in await response.text()
     assert await login_status(client, user.email, user.password) == 200
 
 
-async def test_the_invitation_link_opens_a_form_that_activates_the_user(
+async def test_the_invitation_link_carries_a_token_that_activates_the_user(
     client: Client, tmp_path: Path
 ) -> None:
     role = await ok(client, "POST", "/roles", {"name": "partners"})
@@ -141,26 +143,12 @@ async def test_the_invitation_link_opens_a_form_that_activates_the_user(
         client, "POST", "/users/invite", {"email": "partner@example.com", "role": role["id"]}
     )
     assert status == 204
-    link = link_in(await raw_mail(client, tmp_path, "partner@example.com"), "/admin/accept-invite")
-    status, action, token = await open_page(client, link)
-    assert (status, action) == (200, "/users/invite/accept")
-    response = await submit(client, action, token, "chosen-pw-1")
+    mail = await raw_mail(client, tmp_path, "partner@example.com")
+    token = link_in(mail, "/console/accept-invite").split("?token=", 1)[1]
+    response = await submit(client, "/users/invite/accept", token, "chosen-pw-1")
     assert response.status == 200
     assert "account is active" in await response.text()
     assert await login_status(client, "partner@example.com", "chosen-pw-1") == 200
-
-
-async def test_a_page_opened_without_its_token_says_so(client: Client) -> None:
-    response = await client.get("/admin/reset-password")
-    assert response.status == 400
-    assert "carries no token" in await response.text()
-
-
-async def test_the_pages_keep_their_token_to_themselves(client: Client) -> None:
-    response = await client.get("/admin/accept-invite?token=abc")
-    assert response.headers["Referrer-Policy"] == "no-referrer"
-    assert response.headers["Cache-Control"] == "no-store"
-    assert "default-src 'none'" in response.headers["Content-Security-Policy"]
 
 
 async def test_the_reset_endpoint_still_answers_json_clients_with_204(
@@ -168,7 +156,7 @@ async def test_the_reset_endpoint_still_answers_json_clients_with_204(
 ) -> None:
     user = await user_with(client)
     await request_reset(client, user.email)
-    link = link_in(await raw_mail(client, tmp_path, user.email), "/admin/reset-password")
+    link = link_in(await raw_mail(client, tmp_path, user.email), "/console/reset-password")
     token = link.split("?token=", 1)[1]
     status, _ = await call(
         client, "POST", "/auth/password/reset", {"token": token, "password": "json-pw-1"}, token=""

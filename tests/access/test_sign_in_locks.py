@@ -389,7 +389,7 @@ async def test_a_password_reset_lifts_the_accounts_lock_at_once(
             client, "POST", "/auth/password/request", {"email": user.email}, token=""
         )
         assert status == 204
-        link = link_in(await raw_mail(client, tmp_path, user.email), "/admin/reset-password")
+        link = link_in(await raw_mail(client, tmp_path, user.email), "/console/reset-password")
         [token] = parse_qs(urlsplit(link).query)["token"]
         body = {"token": token, "password": "a new password 123"}
         assert (await call(client, "POST", "/auth/password/reset", body, token=""))[0] == 204
@@ -410,7 +410,7 @@ async def test_a_password_reset_leaves_the_address_lock(
         for i in range(5):
             await login(client, f"u{i}@example.com", "x", "10.0.0.7")
         await call(client, "POST", "/auth/password/request", {"email": user.email}, token="")
-        link = link_in(await raw_mail(client, tmp_path, user.email), "/admin/reset-password")
+        link = link_in(await raw_mail(client, tmp_path, user.email), "/console/reset-password")
         [token] = parse_qs(urlsplit(link).query)["token"]
         body = {"token": token, "password": "a new password 123"}
         assert (await call(client, "POST", "/auth/password/reset", body, token=""))[0] == 204
