@@ -32,9 +32,11 @@ def served(
         yield running
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps an event loop running on the
+# worker's thread while it is open, and every async test the worker runs after it fails.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless chromium for the browser tests."""
+    """One headless chromium for a module's browser tests."""
     from playwright.sync_api import sync_playwright
 
     executable = chromium()
