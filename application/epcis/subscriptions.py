@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from apscheduler.triggers.cron import CronTrigger
-
 from application.access.accountability import AccessService
 from application.access.event_scope import EventScope, EventScopes
 from application.blocking import BlockingRunner, entered
@@ -41,6 +39,7 @@ from application.epcis.subscription_records import (
     delivery_epc_format,
     subscription_body,
 )
+from application.epcis.subscription_schedules import cron_trigger, next_fire
 from application.epcis.xml_documents import XmlDocuments
 from application.errors import Forbidden, NotFound, as_unavailable
 from application.monitoring import Metrics, NoMetrics
@@ -163,7 +162,7 @@ class SubscriptionService:
         await self._scopes.event_scope(caller, "read")
         await self._named.event_query(name, caller.accounts)
         if request.schedule is not None:
-            _trigger(request.schedule)
+            cron_trigger(request.schedule)
         refused = await self._guard.refusal(request.dest)
         if refused is not None:
             raise SubscriptionControlsError(f"'dest' {refused}")
@@ -252,9 +251,9 @@ class SubscriptionService:
             return
         fire = self._fires.get(key)
         if fire is None:
-            fire = self._fires[key] = _next_fire(row.get("schedule"), now)
+            fire = self._fires[key] = next_fire(row.get("schedule"), now)
         if fire <= now:
-            self._fires[key] = _next_fire(row.get("schedule"), now)
+            self._fires[key] = next_fire(row.get("schedule"), now)
             await self.deliver(key, report_if_empty=bool(row.get("report_if_empty")))
 
     async def deliver(self, key: str, *, report_if_empty: bool) -> int:
@@ -483,27 +482,6 @@ class SubscriptionService:
 
 class _Stop(Exception):
     """The subscription cannot run as it is."""
-
-
-def _trigger(schedule: dict[str, str]) -> CronTrigger:
-    """The cron trigger of a schedule; SubscriptionControlsError when a field is not valid."""
-    fields = {
-        "second": schedule.get("second", "0"),
-        "minute": schedule.get("minute", "*"),
-        "hour": schedule.get("hour", "*"),
-        "day": schedule.get("dayOfMonth", "*"),
-        "month": schedule.get("month", "*"),
-        "day_of_week": schedule.get("dayOfWeek", "*"),
-    }
-    try:
-        return CronTrigger(timezone=UTC, **fields)
-    except ValueError as exc:
-        raise SubscriptionControlsError(f"'schedule' is not valid: {exc}") from exc
-
-
-def _next_fire(schedule: Any, now: datetime) -> datetime:
-    fire = _trigger(schedule or {}).get_next_fire_time(None, now)
-    return fire if fire is not None else datetime.max.replace(tzinfo=UTC)
 
 
 def _visible(caller: Accountability, record: dict[str, Any]) -> bool:
