@@ -94,6 +94,11 @@ class Connection:
         self._raw = raw
         self.dialect = dialect
 
+    @property
+    def raw(self) -> Any:
+        """The driver's connection, for statements only one dialect has."""
+        return self._raw
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one statement; return the number of rows it changed."""
         cursor = self._raw.execute(self.dialect.render(sql), params)
@@ -324,6 +329,10 @@ class Database:
             return
         conn = self._sqlite_connection()
         try:
+            if write:
+                # FULL syncs the write-ahead log at each commit, as the event store needs;
+                # NORMAL may lose the last commits to a power cut, never half of one.
+                conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             # IMMEDIATE takes the write lock up front, so two writers queue instead of
             # failing with "database is locked" when the second tries to upgrade.
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")

@@ -27,7 +27,7 @@ from domain.epcis.storable import event_id_violations, nesting_violation, nul_vi
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
 from domain.epcis.xml_paths import XmlPlaces
-from infrastructure.database import Database
+from infrastructure.database import Connection, Database
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import DuplicateAggregate, EventStore, LoggedEvent
 from projections.epcis.readers import CaptureJobRow as CaptureJobRow
@@ -379,19 +379,27 @@ class CaptureService:
         error_behaviour: ErrorBehaviour,
         captured_by: Capturer,
     ) -> tuple[CaptureOutcome, int]:
-        # Record times are stamped and stored in turn, across processes too, so they grow
-        # with the log: a client polling GE_recordTime never misses a capture that
-        # committed after one it has seen.
-        with self._write_turn, self._database.exclusive("tracepoint-capture"):
-            saved, outcome = self._stamp_and_store(prepared, batch, error_behaviour, captured_by)
-            # Project right here, in the same turn: the events directly follow what is
-            # projected already, which spares reading them back from the log. Only when
-            # another process wrote meanwhile does the follower catch up instead.
-            self._projections.apply_saved(saved)
+        # One transaction holds the log's write lock, the new entries and their query
+        # rows: the events are stored and queryable together, or not at all. Record
+        # times are stamped under the lock, across processes too, so they grow with the
+        # log: a client polling GE_recordTime never misses a capture that committed
+        # after one it has seen.
+        with self._write_turn:
+            with self._database.transaction() as conn:
+                self._store.lock_within(conn)
+                saved, outcome = self._stamp_and_store(
+                    conn, prepared, batch, error_behaviour, captured_by
+                )
+                # The events directly follow what is projected already (unless another
+                # process wrote meanwhile; then the follower projects them).
+                projected = self._projections.apply_within(conn, saved)
+            if projected:
+                self._projections.applied(saved)
         return outcome, saved[-1].position
 
     def _stamp_and_store(
         self,
+        conn: Connection,
         prepared: _Prepared,
         batch: "_Batch",
         error_behaviour: ErrorBehaviour,
@@ -456,7 +464,7 @@ class CaptureService:
             outcome.master_data_elements = sum(
                 len(v.get("vocabularyElementList") or ()) for v in prepared.vocabulary_list
             )
-        return self._store.append(job, *captured, *master_data, derived=terms), outcome
+        return self._store.append_within(conn, job, *captured, *master_data, derived=terms), outcome
 
     async def job(self, capture_id: str, caller: Accountability) -> CaptureJobRow | None:
         """The capture job with this ID, or None when there is none the caller may read:
