@@ -3,9 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
-from domain.epcis.captured_event import CapturedEvent, as_captured
+from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.index_terms import EventTerms, event_terms
 from domain.epcis.timestamps import timestamp_micros
 from infrastructure.database import Connection
@@ -33,8 +31,6 @@ SCHEMA = (
         biz_location {key_text},
         transformation_id {key_text},
         capture_id TEXT NOT NULL,
-        namespaces TEXT,
-        document TEXT NOT NULL,
         declaration_time {bigint},
         error_reason {key_text})""",
     # Not unique: an event ID names the event and its error declarations, and events of
@@ -136,8 +132,6 @@ EVENT_COLUMNS = (
     "biz_location",
     "transformation_id",
     "capture_id",
-    "namespaces",
-    "document",
     "declaration_time",
     "error_reason",
 )
@@ -202,7 +196,6 @@ class EpcisEventsProjection(Projection):
             terms = logged.derived
             if not isinstance(terms, EventTerms):
                 terms = event_terms(captured.epcis_event, namespaces)
-            document = as_captured(captured.epcis_event, captured.event_id, captured.record_time)
             events_rows.append(
                 (
                     position,
@@ -217,8 +210,6 @@ class EpcisEventsProjection(Projection):
                     _indexable(terms.biz_location),
                     _indexable(terms.transformation_id),
                     captured.capture_id,
-                    orjson.dumps(namespaces).decode() if namespaces else None,
-                    orjson.dumps(document).decode(),
                     terms.declaration_time,
                     _indexable(terms.error_reason),
                 )
