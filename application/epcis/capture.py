@@ -20,9 +20,9 @@ from domain.access.policies import Accountability
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.captured_master_data import CapturedMasterData
+from domain.epcis.derived_terms import DerivedTerms
 from domain.epcis.event_hash import document_context, document_ignore_fields
 from domain.epcis.event_identity import Admission, Journal, Record
-from domain.epcis.index_terms import EventTerms
 from domain.epcis.storable import event_id_violations, nesting_violation, nul_violations
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
@@ -99,7 +99,7 @@ class _Prepared:
     positions: list[int]
     event_ids: list[str]
     events: list[dict[str, Any]]
-    terms: list[EventTerms]
+    terms: list[DerivedTerms]
     namespaces: dict[str, str]
     received: int
     rejected: list[Violation]
@@ -118,7 +118,7 @@ class _Prepared:
 
 def _storable(
     index: int, event: dict[str, Any], analysis: EventAnalysis
-) -> tuple[str, EventTerms] | Violation:
+) -> tuple[str, DerivedTerms] | Violation:
     """A valid event's ID and index terms, or why it still cannot be stored and indexed."""
     where = f"epcisBody.eventList.{index}"
     if isinstance(analysis.name, Unnamed):

@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.epcis.captured_event import CapturedEvent
+from domain.epcis.derived_terms import DerivedTerms
 from domain.epcis.index_terms import EventTerms, event_terms
 from domain.epcis.timestamps import timestamp_micros
 from infrastructure.database import Connection
@@ -159,8 +160,12 @@ def _indexable(value: str | None) -> str | None:
     return value if value is None or len(value) <= MAX_INDEXED_LENGTH else None
 
 
-def _fits(*values: str | None) -> bool:
-    return sum(len(v) for v in values if v is not None) <= MAX_INDEXED_LENGTH
+def _fits(value: str | None, other: str | None = None) -> bool:
+    # Called for every index row: plain comparisons, no generator.
+    length = 0 if value is None else len(value)
+    if other is not None:
+        length += len(other)
+    return length <= MAX_INDEXED_LENGTH
 
 
 class EpcisEventsProjection(Projection):
@@ -193,8 +198,10 @@ class EpcisEventsProjection(Projection):
             captured: Any = logged.event
             position = logged.position
             namespaces: dict[str, str] = captured.namespaces
-            terms = logged.derived
-            if not isinstance(terms, EventTerms):
+            derived = logged.derived
+            if isinstance(derived, DerivedTerms):
+                terms = derived.index
+            else:
                 terms = event_terms(captured.epcis_event, namespaces)
             events_rows.append(
                 (
@@ -220,8 +227,10 @@ class EpcisEventsProjection(Projection):
                 sensors.append((position, terms))
             epcs.extend((position, *row) for row in terms.epcs if _fits(row[1]))
             quantities.extend((position, *row) for row in terms.quantities if _fits(row[1]))
-            transactions.extend((position, *row) for row in terms.biz_transactions if _fits(*row))
-            parties.extend((position, *row) for row in terms.parties if _fits(*row[1:]))
+            transactions.extend(
+                (position, *row) for row in terms.biz_transactions if _fits(row[0], row[1])
+            )
+            parties.extend((position, *row) for row in terms.parties if _fits(row[1], row[2]))
             fields.extend(
                 (position, scope, name, text if _fits(name, text) else None, number, instant)
                 for scope, name, text, number, instant in terms.fields
