@@ -13,6 +13,7 @@ import orjson
 from application.access.event_scope import reads_by_rule
 from application.blocking import BlockingRunner
 from application.epcis.analysis import EventAnalyser, EventAnalysis, Misnamed, Unnamed
+from application.epcis.collector_pause import collector_paused
 from application.epcis.earlier_identities import EarlierIdentities
 from application.monitoring import Metrics, NoMetrics
 from application.read_model_follower import ReadModelFollower
@@ -326,6 +327,16 @@ class CaptureService:
         return prepared
 
     def _capture(
+        self,
+        document: Any,
+        error_behaviour: ErrorBehaviour,
+        captured_by: Capturer,
+        places: XmlPlaces | None,
+    ) -> tuple[CaptureOutcome, int]:
+        with collector_paused():
+            return self._capture_document(document, error_behaviour, captured_by, places)
+
+    def _capture_document(
         self,
         document: Any,
         error_behaviour: ErrorBehaviour,
