@@ -87,6 +87,10 @@ SQLITE: Dialect = _SQLite()
 POSTGRESQL: Dialect = _PostgreSQL()
 
 
+#: Up to this many rows `insert_many` sends as one INSERT rather than a COPY.
+_FEW_ROWS = 32
+
+
 class Connection:
     """A database connection inside one transaction, speaking the shared SQL."""
 
@@ -115,6 +119,15 @@ class Connection:
     ) -> None:
         """Insert many rows at once: COPY on PostgreSQL, a prepared executemany on SQLite."""
         if not rows:
+            return
+        if self.dialect.name == "postgresql" and len(rows) <= _FEW_ROWS:
+            # A COPY costs two round trips more than one INSERT of a few rows.
+            marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
+            self._raw.execute(
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                + ", ".join([marks] * len(rows)),
+                [value for row in rows for value in row],
+            )
             return
         if self.dialect.name == "postgresql":
             # COPY moves bulk rows several times faster than even pipelined INSERTs.

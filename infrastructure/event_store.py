@@ -193,9 +193,12 @@ class EventStore:
         transaction holds the file's lock already)."""
         if conn.dialect.name == "postgresql":
             recorder: Any = self._app.recorder
-            conn.raw.execute(f"LOCK TABLE {log_table('postgresql')} IN EXCLUSIVE MODE")
-            # Listeners of eventsourcing's channel learn of the write as from the library.
-            conn.raw.execute(f'NOTIFY "{recorder.channel_name}"')
+            # One round trip. Listeners of eventsourcing's channel learn of the write as
+            # from the library.
+            conn.raw.execute(
+                f"LOCK TABLE {log_table('postgresql')} IN EXCLUSIVE MODE;"
+                f' NOTIFY "{recorder.channel_name}"'
+            )
 
     def append_within(
         self,

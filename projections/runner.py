@@ -348,10 +348,7 @@ class ProjectionRunner:
         """Move every projection of `group` from `old` to `new` and apply its share of
         `events`, in the caller's transaction."""
         conn.lock_shared(SCHEMA_LOCK)
-        # Claim the batch first, in one order everywhere: a racing runner blocks on the
-        # first position, then fails its guard, before it has written a single row.
-        for projection in sorted(group, key=lambda p: p.name):
-            self._move(conn, projection, old, new)
+        self._move(conn, group, old, new)
         for projection in group:
             topics = frozenset(projection.topics)
             mine = [e for e in events if get_topic(type(e.event)) in topics]
@@ -368,13 +365,27 @@ class ProjectionRunner:
         return positions
 
     @staticmethod
-    def _move(conn: Connection, projection: Projection, old: int, new: int) -> None:
-        changed = conn.execute(
-            "UPDATE projection_positions SET position = ? WHERE name = ? AND position = ?",
-            (new, projection.name, old),
-        )
-        if changed != 1:
-            raise ProjectionConflict(projection.name)
+    def _move(conn: Connection, group: Sequence[Projection], old: int, new: int) -> None:
+        """Claim the batch first, in one statement and in one order everywhere: a racing
+        runner blocks on the first position, then fails its guard, before it has written
+        a single row."""
+        names = sorted(p.name for p in group)
+        marks = ", ".join("?" * len(names))
+        if conn.dialect.name == "postgresql":
+            changed = conn.execute(
+                "UPDATE projection_positions p SET position = ? FROM (SELECT name FROM"
+                f" projection_positions WHERE name IN ({marks}) AND position = ?"
+                " ORDER BY name FOR UPDATE) claimed WHERE p.name = claimed.name",
+                (new, *names, old),
+            )
+        else:  # one writer at a time
+            changed = conn.execute(
+                "UPDATE projection_positions SET position = ?"
+                f" WHERE name IN ({marks}) AND position = ?",
+                (new, *names, old),
+            )
+        if changed != len(names):
+            raise ProjectionConflict(", ".join(names))
 
     def _advance(self, head: int) -> None:
         with self._reached_changed:
