@@ -13,13 +13,12 @@ import time
 import aiohttp
 import orjson
 
-from bench.generator import EventFactory
+from bench.generator import EventFactory, capture_documents
 
 
 async def post_all(base: str, token: str, batch: int, total: int, clients: int) -> float:
     """Events/s capturing `total` events in documents of `batch` events."""
-    factory = EventFactory(seed=1000 + batch)
-    bodies = [orjson.dumps(factory.document(factory.events(batch))) for _ in range(total // batch)]
+    bodies = [orjson.dumps(EventFactory.document(e)) for e in capture_documents(batch, total)]
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     async with aiohttp.ClientSession(headers=headers) as session:
 

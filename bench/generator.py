@@ -118,3 +118,10 @@ class EventFactory:
             "creationDate": "2025-01-01T00:00:00.000Z",
             "epcisBody": {"eventList": events},
         }
+
+
+def capture_documents(batch: int, total: int) -> list[list[dict[str, Any]]]:
+    """The capture benchmark's documents (their event lists): the HTTP client and the
+    database floors store exactly these, so their rates compare."""
+    factory = EventFactory(seed=1000 + batch)
+    return [factory.events(batch) for _ in range(total // batch)]

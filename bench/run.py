@@ -1,9 +1,11 @@
-"""`make bench`: capture throughput, raw store rate, query latency and capture memory.
+"""`make bench`: capture throughput and latency, memory, query latency and disk, each
+beside its floor and its target.
 
     python -m bench.run [--backend sqlite|postgresql|both] [--events 1000000]
+        [--capture-events 20000] [--only capture|latency|memory|query|disk]
 
 Prints one table per backend. `--events` is how many events are stored before the query
-latencies are measured (1,000,000 by default; smaller for a quick look).
+latencies and the disk are measured (1,000,000 by default; smaller for a quick look).
 """
 
 import argparse
@@ -12,66 +14,16 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from application.runtime import Tracepoint
+from bench import capture, disk
 from bench.generator import CARRIERS, NAMESPACES, EventFactory
-from bench.harness import TOKEN, fresh_database, serving, settings
+from bench.harness import fresh_database, serving, settings
+from bench.table import Figure, Target, header, row
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.event_hash import event_hash
-
-
-def raw_store_rate(database_url: str, batch: int, total: int) -> float:
-    """Events/s appending CapturedEvent aggregates straight to the event store."""
-    service = Tracepoint(settings(database_url))
-    factory = EventFactory(seed=batch)
-    docs = [factory.events(batch) for _ in range(total // batch)]
-    ids = [[event_hash(e, {}) for e in doc] for doc in docs]
-    started = time.perf_counter()
-    for doc, doc_ids in zip(docs, ids, strict=True):
-        service.store.save(
-            *[
-                CapturedEvent.captured(
-                    event_id=i,
-                    epcis_event=e,
-                    namespaces={},
-                    record_time="2025-01-01T00:00:00.000Z",
-                    capture_id="bench",
-                )
-                for i, e in zip(doc_ids, doc, strict=True)
-            ]
-        )
-    elapsed = time.perf_counter() - started
-    service.close()
-    return total / elapsed
-
-
-async def capture_rate(database_url: str, batch: int, total: int, clients: int) -> float:
-    """Events/s through POST /v2/epcis/capture, including validation, hashing, storing and
-    the wait until the events are queryable.
-
-    The client runs in a process of its own: in the server's process it would take the
-    server's interpreter lock for building and sending requests, as no real client does.
-    """
-    service = Tracepoint(settings(database_url))
-    await service.start()
-    async with serving(service) as (base, _session):
-        client = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bench.capture_client",
-            base,
-            TOKEN,
-            str(batch),
-            str(total),
-            str(clients),
-            stdout=asyncio.subprocess.PIPE,
-        )
-        output, _ = await client.communicate()
-        if client.returncode != 0:
-            raise RuntimeError(f"capture client failed with exit code {client.returncode}")
-    await service.stop()
-    return float(output.decode().strip().splitlines()[-1])
 
 
 def load(service: Tracepoint, count: int, factory: EventFactory, lots: list[str]) -> list[str]:
@@ -178,47 +130,57 @@ def capture_memory(database_url: str, kind: str = "json") -> tuple[float, float]
     return float(service), float(workers)
 
 
+#: Issue 20: service and analysis workers together, capturing 10,000 events.
+MEMORY_TARGET = Target(400, at_most=True)
+QUERY_TARGET = Target(25, at_most=True)
+PARTS = ("capture", "latency", "memory", "query", "disk")
+
+
 def main() -> None:
-    """Run every benchmark on the chosen backends and print the figures."""
+    """Run the chosen benchmarks on the chosen backends and print the table."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--capture-events", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=200)
-    parser.add_argument(
-        "--only", choices=["capture", "memory", "query"], help="run one benchmark only"
-    )
+    parser.add_argument("--only", choices=PARTS, help="run one benchmark only")
     args = parser.parse_args()
     backends = ["postgresql", "sqlite"] if args.backend == "both" else [args.backend]
+    parts = [args.only] if args.only else PARTS
     for backend in backends:
-        print(f"== {backend}", flush=True)
-        for batch in (100, 1000) if args.only in (None, "capture") else ():
-            with fresh_database(backend) as url:
-                raw = raw_store_rate(url, batch, args.capture_events)
-            with fresh_database(backend) as url:
-                one = asyncio.run(capture_rate(url, batch, args.capture_events, clients=1))
-            with fresh_database(backend) as url:
-                two = asyncio.run(capture_rate(url, batch, args.capture_events, clients=2))
-            print(
-                f"  documents of {batch:>4} events: raw store {raw:8,.0f} ev/s | capture "
-                f"1 client {one:7,.0f} ev/s ({one / raw:.0%}) | 2 clients {two:7,.0f} ev/s "
-                f"({two / raw:.0%})",
-                flush=True,
-            )
-        for kind in ("json", "xml") if args.only in (None, "memory") else ():
-            with fresh_database(backend) as url:
-                peak, workers = capture_memory(url, kind)
-            print(
-                f"  peak memory capturing 10,000 events as {kind.upper():<4}: {peak:.0f} MB "
-                f"service process, {workers:.0f} MB analysis workers together",
-                flush=True,
-            )
-        if args.only not in (None, "query"):
-            continue
+        print(f"== {backend}\n{header()}", flush=True)
+        for figure in figures(backend, parts, args):
+            print(row(figure), flush=True)
+
+
+def figures(backend: str, parts: Sequence[str], args: argparse.Namespace) -> Iterator[Figure]:
+    """The chosen parts' figures for `backend`, each as soon as it is measured."""
+    for batch in (100, 1000) if "capture" in parts else ():
+        yield from capture.throughput(backend, batch, args.capture_events)
+    if "latency" in parts:
+        yield from capture.latency(backend)
+    for kind in ("json", "xml") if "memory" in parts else ():
+        with fresh_database(backend) as url:
+            peak, workers = capture_memory(url, kind)
+        peak, workers = round(peak), round(workers)
+        shown = f"{peak + workers:,} MB ({peak}+{workers})"
+        name = f"peak memory, 10,000 events {kind.upper()} (svc+workers)"
+        yield Figure(name, peak + workers, "MB", None, MEMORY_TARGET, shown)
+    if "query" in parts:
         with fresh_database(backend) as url:
             latencies = asyncio.run(query_latencies(url, args.events, args.runs))
+            usage = disk.disk_usage(url)
         for name, (p50, p95) in latencies.items():
-            print(f"  {name:<26} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms  ({args.events:,} events)")
+            shown = f"p50 {p50:.1f} p95 {p95:.1f} ms"
+            yield Figure(f"query {name}", p95, "ms", None, QUERY_TARGET, shown)
+        yield from disk.figures(usage, args.events)
+    elif "disk" in parts:
+        with fresh_database(backend) as url:
+            service = Tracepoint(settings(url))
+            load(service, args.events, EventFactory(seed=42), [])
+            service.close()
+            usage = disk.disk_usage(url)
+        yield from disk.figures(usage, args.events)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Every aggregate of the service lives in one application, so one notification log
 all writes; its positions are what projections and cursors follow.
 """
 
+import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,15 +19,27 @@ from eventsourcing.persistence import (
     Transcoder,
 )
 from eventsourcing.utils import get_topic
+from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool
 
 from domain.aggregate import Aggregate, DomainEvent
-from infrastructure.database import chunks
+from infrastructure.database import Connection, chunks
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.orjson_transcoder import OrjsonTranscoder
 from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder
 
-__all__ = ["DuplicateAggregate", "EventStore", "LoggedEvent"]
+__all__ = ["DuplicateAggregate", "EventStore", "LoggedEvent", "log_position", "log_table"]
+
+
+def log_table(backend: str) -> str:
+    """The table of the log, as eventsourcing's recorder of `backend` names it."""
+    return "stored_events" if backend == "sqlite" else "tracepoint_events"
+
+
+def log_position(backend: str) -> str:
+    """The column of the log table that holds an entry's log position."""
+    # eventsourcing's SQLite recorder numbers notifications by the table's rowid.
+    return "rowid" if backend == "sqlite" else "notification_id"
 
 
 class DuplicateAggregate(Exception):
@@ -100,6 +113,36 @@ def _environment(url: DatabaseUrl) -> dict[str, str]:
     return env
 
 
+def _insert(conn: Connection, stored: Sequence[StoredEvent]) -> list[int]:
+    """Insert log entries; their positions, in order."""
+    if not stored:
+        return []
+    table = log_table(conn.dialect.name)
+    if conn.dialect.name == "postgresql":
+        # Four parallel binary arrays: no escaping of the state (see postgres_recorder).
+        rows = conn.raw.execute(
+            f"INSERT INTO {table} (originator_id, originator_version, topic, state) "
+            "SELECT * FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::bytea[]) "
+            "RETURNING notification_id",
+            (
+                [e.originator_id for e in stored],
+                [e.originator_version for e in stored],
+                [e.topic for e in stored],
+                [e.state for e in stored],
+            ),
+            binary=True,
+        ).fetchall()
+        return [int(row[0]) for row in rows]
+    conn.raw.executemany(
+        f"INSERT INTO {table} (originator_id, originator_version, topic, state)"
+        " VALUES (?, ?, ?, ?)",
+        [(e.originator_id, e.originator_version, e.topic, e.state) for e in stored],
+    )
+    # The write transaction holds the file: nobody else took rowids in between.
+    last = int(conn.raw.execute("SELECT last_insert_rowid()").fetchone()[0])
+    return list(range(last - len(stored) + 1, last + 1))
+
+
 class EventStore:
     """Appends aggregates' new events atomically and reads the log back in order."""
 
@@ -143,6 +186,53 @@ class EventStore:
         ]
         logged.sort(key=lambda e: e.position)
         return logged
+
+    def lock_within(self, conn: Connection) -> None:
+        """Take the log's write lock in `conn`'s transaction: until it ends, nobody else
+        appends, so what it appends commits in log order (PostgreSQL; an SQLite write
+        transaction holds the file's lock already)."""
+        if conn.dialect.name == "postgresql":
+            recorder: Any = self._app.recorder
+            # One round trip. Listeners of eventsourcing's channel learn of the write as
+            # from the library.
+            conn.raw.execute(
+                f"LOCK TABLE {log_table('postgresql')} IN EXCLUSIVE MODE;"
+                f' NOTIFY "{recorder.channel_name}"'
+            )
+
+    def append_within(
+        self,
+        conn: Connection,
+        *items: Aggregate | DomainEvent,
+        derived: Mapping[tuple[str, int], object] | None = None,
+    ) -> list[LoggedEvent]:
+        """`append` in the caller's transaction, which has taken `lock_within`: the log
+        entries commit or vanish with whatever else the transaction writes.
+
+        Raises DuplicateAggregate when an identity and version is taken; the caller's
+        transaction is then unusable and must be rolled back.
+        """
+        events: list[DomainEventProtocol[str]] = []
+        for item in items:
+            if isinstance(item, Aggregate):
+                events.extend(item.collect_events())
+            else:
+                events.append(item)
+        to_stored = self._app.mapper.to_stored_event
+        stored = [to_stored(event) for event in events]
+        try:
+            positions = _insert(conn, stored)
+        except (sqlite3.IntegrityError, pg_errors.UniqueViolation) as exc:
+            raise DuplicateAggregate(str(exc)) from exc
+        extra = derived or {}
+        return [
+            LoggedEvent(
+                position,
+                event,
+                extra.get((event.originator_id, event.originator_version)),
+            )
+            for position, event in zip(positions, events, strict=True)
+        ]
 
     def get(self, aggregate_id: str) -> Any:
         """Rebuild one aggregate from its events (raises KeyError when it does not exist)."""

@@ -39,9 +39,6 @@ _BUILDS_DDL = (
     "CREATE TABLE IF NOT EXISTS projection_builds (name TEXT PRIMARY KEY, build TEXT NOT NULL)"
 )
 
-#: Seconds `apply_saved` waits for the runner before leaving the events to the follower.
-APPLY_SAVED_WAIT = 1.0
-
 #: The query tables' statistics are refreshed whenever the log has grown by this fraction
 #: and by at least `ANALYZE_MIN_EVENTS` events since they were last refreshed. Sampling
 #: costs a fraction of a second whatever the size, so small tables are not redone often.
@@ -111,7 +108,7 @@ class ProjectionRunner:
         self._lock = threading.Lock()
         self._reached = 0
         self._reached_changed = threading.Condition()
-        # Last known position of each projection, for the guard of `apply_saved`.
+        # Last known position of each projection.
         self._positions: dict[str, int] = {}
         # Log head when the tables' planner statistics were last refreshed by this runner.
         self._analyzed_at = 0
@@ -225,53 +222,40 @@ class ProjectionRunner:
             lags.append(ProjectionLag(projection.name, position, max(0, head - position), seconds))
         return head, lags
 
-    def apply_saved(self, events: Sequence[LoggedEvent]) -> bool:
-        """Project events this process has just saved, without reading them back.
+    def apply_within(self, conn: Connection, events: Sequence[LoggedEvent]) -> bool:
+        """Project events just appended in `conn`'s transaction, in that transaction, so
+        the log entries and their rows commit together; call `applied` after the commit.
 
-        Only when they directly follow everything already applied, so the result is
-        exactly what reading the log would give; otherwise nothing is done and False
-        returned, and the caller falls back to `catch_up`.
+        Only when the events directly follow what every projection has applied: then the
+        result is exactly what reading the log would give. Otherwise nothing is written
+        and False returned; the follower projects them once they are committed.
         """
         if not events:
             return True
         first, last = events[0].position, events[-1].position
         if last - first + 1 != len(events):
             return False
-        # A poll of the follower holds the lock for moments; a rebuild may hold it for
-        # minutes, and then the follower projects these events once it is done.
-        if not self._lock.acquire(timeout=APPLY_SAVED_WAIT):
-            return False
+        conn.execute("SAVEPOINT inline_projection")
         try:
-            return self._apply_saved(events, first, last)
+            # The guard of every projection's position: another runner that got there
+            # first (another process projecting what was appended before) wins.
+            self._apply_batch(conn, self.projections, first - 1, last, events)
         except Exception as exc:
-            # The events are stored; failing to project them here only defers them to
-            # the follower, and must not fail the write that stored them. An outage is
-            # the follower's to report, once.
-            if not is_database_unavailable(exc):
-                log.exception("projecting just-saved events failed; the follower will retry")
+            conn.execute("ROLLBACK TO SAVEPOINT inline_projection")
+            conn.execute("RELEASE SAVEPOINT inline_projection")
+            # The events still commit; the follower projects them (and reports a fault
+            # of a projection, if it is one, as it does for every event).
+            if not isinstance(exc, ProjectionConflict):
+                log.exception("projecting just-appended events failed; the follower will retry")
             return False
-        finally:
-            self._lock.release()
-
-    def _apply_saved(self, events: Sequence[LoggedEvent], first: int, last: int) -> bool:
-        if self._reached >= last:
-            return True
-        if self._reached != first - 1:
-            return False
-        # Every projection moves, so they all stay at one position (see `catch_up`).
-        if any(self._positions.get(p.name) != first - 1 for p in self.projections):
-            return False
-        try:
-            # One commit for every projection: a capture's rows land together.
-            with self._db.transaction(durable=False) as conn:
-                self._apply_batch(conn, self.projections, first - 1, last, events)
-        except ProjectionConflict:
-            # Another runner moved on: what this one knows of positions is stale.
-            self._positions.clear()
-            return False
-        self._positions.update((p.name, last) for p in self.projections)
-        self._advance(last)
+        conn.execute("RELEASE SAVEPOINT inline_projection")
         return True
+
+    def applied(self, events: Sequence[LoggedEvent]) -> None:
+        """Note that `apply_within` projected `events` and their transaction committed."""
+        if events:
+            self._positions.update((p.name, events[-1].position) for p in self.projections)
+            self._advance(events[-1].position)
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
         """Apply everything in the log up to its current head; return that head.
@@ -364,10 +348,7 @@ class ProjectionRunner:
         """Move every projection of `group` from `old` to `new` and apply its share of
         `events`, in the caller's transaction."""
         conn.lock_shared(SCHEMA_LOCK)
-        # Claim the batch first, in one order everywhere: a racing runner blocks on the
-        # first position, then fails its guard, before it has written a single row.
-        for projection in sorted(group, key=lambda p: p.name):
-            self._move(conn, projection, old, new)
+        self._move(conn, group, old, new)
         for projection in group:
             topics = frozenset(projection.topics)
             mine = [e for e in events if get_topic(type(e.event)) in topics]
@@ -384,13 +365,27 @@ class ProjectionRunner:
         return positions
 
     @staticmethod
-    def _move(conn: Connection, projection: Projection, old: int, new: int) -> None:
-        changed = conn.execute(
-            "UPDATE projection_positions SET position = ? WHERE name = ? AND position = ?",
-            (new, projection.name, old),
-        )
-        if changed != 1:
-            raise ProjectionConflict(projection.name)
+    def _move(conn: Connection, group: Sequence[Projection], old: int, new: int) -> None:
+        """Claim the batch first, in one statement and in one order everywhere: a racing
+        runner blocks on the first position, then fails its guard, before it has written
+        a single row."""
+        names = sorted(p.name for p in group)
+        marks = ", ".join("?" * len(names))
+        if conn.dialect.name == "postgresql":
+            changed = conn.execute(
+                "UPDATE projection_positions p SET position = ? FROM (SELECT name FROM"
+                f" projection_positions WHERE name IN ({marks}) AND position = ?"
+                " ORDER BY name FOR UPDATE) claimed WHERE p.name = claimed.name",
+                (new, *names, old),
+            )
+        else:  # one writer at a time
+            changed = conn.execute(
+                "UPDATE projection_positions SET position = ?"
+                f" WHERE name IN ({marks}) AND position = ?",
+                (new, *names, old),
+            )
+        if changed != len(names):
+            raise ProjectionConflict(", ".join(names))
 
     def _advance(self, head: int) -> None:
         with self._reached_changed:

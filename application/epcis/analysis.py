@@ -20,10 +20,12 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from domain.epcis.derived_terms import DerivedTerms
 from domain.epcis.earlier_hash import earlier_event_hash
 from domain.epcis.event_hash import event_hash
 from domain.epcis.event_identity import hash_mismatch
-from domain.epcis.index_terms import EventTerms, event_terms
+from domain.epcis.index_terms import event_terms
+from domain.epcis.lineage_terms import event_lineage
 from infrastructure.worker_processes import WorkerRecords, exit_with
 
 log = logging.getLogger(__name__)
@@ -52,13 +54,13 @@ class Misnamed:
 
 
 class EventAnalysis(NamedTuple):
-    """An event's ID (its own `eventID` or its hash) and its index terms.
+    """An event's ID (its own `eventID` or its hash) and its index terms and lineage rows.
 
     Where the terms cannot be found, `terms` is None and `problem` says why.
     """
 
     name: str | Unnamed | Misnamed
-    terms: EventTerms | None
+    terms: DerivedTerms | None
     problem: str | None = None
     #: For an event named by its hash: the hash it had before unbound standard prefixes
     #: were expanded, when that differs (`earlier_event_hash`); it may be stored so.
@@ -93,9 +95,10 @@ def _analysed(
         return EventAnalysis(Unnamed(str(exc) or type(exc).__name__), None)
     try:
         terms = event_terms(event, namespaces)
+        derived = DerivedTerms(terms, event_lineage(event, terms))
     except Exception as exc:
         return EventAnalysis(name, None, str(exc) or type(exc).__name__)
-    return EventAnalysis(name, terms, earlier_name=earlier)
+    return EventAnalysis(name, derived, earlier_name=earlier)
 
 
 def _analyse_encoded(

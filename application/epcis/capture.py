@@ -13,6 +13,7 @@ import orjson
 from application.access.event_scope import reads_by_rule
 from application.blocking import BlockingRunner
 from application.epcis.analysis import EventAnalyser, EventAnalysis, Misnamed, Unnamed
+from application.epcis.collector_pause import collector_paused
 from application.epcis.earlier_identities import EarlierIdentities
 from application.monitoring import Metrics, NoMetrics
 from application.read_model_follower import ReadModelFollower
@@ -20,14 +21,14 @@ from domain.access.policies import Accountability
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.captured_master_data import CapturedMasterData
+from domain.epcis.derived_terms import DerivedTerms
 from domain.epcis.event_hash import document_context, document_ignore_fields
 from domain.epcis.event_identity import Admission, Journal, Record
-from domain.epcis.index_terms import EventTerms
 from domain.epcis.storable import event_id_violations, nesting_violation, nul_violations
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
 from domain.epcis.xml_paths import XmlPlaces
-from infrastructure.database import Database
+from infrastructure.database import Connection, Database
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import DuplicateAggregate, EventStore, LoggedEvent
 from projections.epcis.readers import CaptureJobRow as CaptureJobRow
@@ -99,7 +100,7 @@ class _Prepared:
     positions: list[int]
     event_ids: list[str]
     events: list[dict[str, Any]]
-    terms: list[EventTerms]
+    terms: list[DerivedTerms]
     namespaces: dict[str, str]
     received: int
     rejected: list[Violation]
@@ -118,7 +119,7 @@ class _Prepared:
 
 def _storable(
     index: int, event: dict[str, Any], analysis: EventAnalysis
-) -> tuple[str, EventTerms] | Violation:
+) -> tuple[str, DerivedTerms] | Violation:
     """A valid event's ID and index terms, or why it still cannot be stored and indexed."""
     where = f"epcisBody.eventList.{index}"
     if isinstance(analysis.name, Unnamed):
@@ -332,6 +333,16 @@ class CaptureService:
         captured_by: Capturer,
         places: XmlPlaces | None,
     ) -> tuple[CaptureOutcome, int]:
+        with collector_paused():
+            return self._capture_document(document, error_behaviour, captured_by, places)
+
+    def _capture_document(
+        self,
+        document: Any,
+        error_behaviour: ErrorBehaviour,
+        captured_by: Capturer,
+        places: XmlPlaces | None,
+    ) -> tuple[CaptureOutcome, int]:
         prepared = self._prepare(document, error_behaviour)
         prepared.places = places
         capture_id = str(uuid.uuid4())
@@ -379,19 +390,27 @@ class CaptureService:
         error_behaviour: ErrorBehaviour,
         captured_by: Capturer,
     ) -> tuple[CaptureOutcome, int]:
-        # Record times are stamped and stored in turn, across processes too, so they grow
-        # with the log: a client polling GE_recordTime never misses a capture that
-        # committed after one it has seen.
-        with self._write_turn, self._database.exclusive("tracepoint-capture"):
-            saved, outcome = self._stamp_and_store(prepared, batch, error_behaviour, captured_by)
-            # Project right here, in the same turn: the events directly follow what is
-            # projected already, which spares reading them back from the log. Only when
-            # another process wrote meanwhile does the follower catch up instead.
-            self._projections.apply_saved(saved)
+        # One transaction holds the log's write lock, the new entries and their query
+        # rows: the events are stored and queryable together, or not at all. Record
+        # times are stamped under the lock, across processes too, so they grow with the
+        # log: a client polling GE_recordTime never misses a capture that committed
+        # after one it has seen.
+        with self._write_turn:
+            with self._database.transaction() as conn:
+                self._store.lock_within(conn)
+                saved, outcome = self._stamp_and_store(
+                    conn, prepared, batch, error_behaviour, captured_by
+                )
+                # The events directly follow what is projected already (unless another
+                # process wrote meanwhile; then the follower projects them).
+                projected = self._projections.apply_within(conn, saved)
+            if projected:
+                self._projections.applied(saved)
         return outcome, saved[-1].position
 
     def _stamp_and_store(
         self,
+        conn: Connection,
         prepared: _Prepared,
         batch: "_Batch",
         error_behaviour: ErrorBehaviour,
@@ -456,7 +475,7 @@ class CaptureService:
             outcome.master_data_elements = sum(
                 len(v.get("vocabularyElementList") or ()) for v in prepared.vocabulary_list
             )
-        return self._store.append(job, *captured, *master_data, derived=terms), outcome
+        return self._store.append_within(conn, job, *captured, *master_data, derived=terms), outcome
 
     async def job(self, capture_id: str, caller: Accountability) -> CaptureJobRow | None:
         """The capture job with this ID, or None when there is none the caller may read:

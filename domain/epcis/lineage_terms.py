@@ -201,6 +201,21 @@ _CLASS_LISTS = (
 )
 
 
+#: Event types that may make lineage rows (ObjectEvents only member_of, from their ILMD
+#: or the lots of Digital Links).
+LINEAGE_TYPES = frozenset(
+    {"ObjectEvent", "AggregationEvent", "AssociationEvent", "TransformationEvent"}
+)
+
+
+def event_lineage(event: Mapping[str, Any], indexed: EventTerms) -> LineageTerms | None:
+    """The lineage rows of a captured record, or None when it makes none: an error
+    declaration says nothing new of what went where."""
+    if "errorDeclaration" in event or event.get("type") not in LINEAGE_TYPES:
+        return None
+    return lineage_terms(event, indexed)
+
+
 def lineage_terms(event: Mapping[str, Any], indexed: EventTerms) -> LineageTerms:
     """The lineage rows of a valid EPCIS 2.0 event, given its index terms (whose ILMD lot
     number makes `member_of`, and whose canonical EPCs are reused)."""

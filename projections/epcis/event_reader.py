@@ -11,6 +11,7 @@ from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database, Dialect, glob_condition, in_list
 from projections.epcis.field_order import field_order_page, row_sort_key
 from projections.epcis.position_pages import positions_first, split_conditions
+from projections.epcis.stored_documents import log_join, stored_document
 
 _ORDER_COLUMN = {
     "position": "e.position",
@@ -252,7 +253,11 @@ class EpcisEventReader:
             found: list[Any] = []
             conditions = split_conditions(build_where(self._db.dialect, query, found), found)
             planned = positions_first(
-                conditions, snapshot, after[1] if after is not None else None, limit
+                conditions,
+                snapshot,
+                after[1] if after is not None else None,
+                limit,
+                log_join(self._db.dialect),
             )
             if planned is not None:
                 return self._rows(*planned)
@@ -264,11 +269,20 @@ class EpcisEventReader:
             where.append(self._any_of(scope, params))
         if query.order_by == "field":
             sql, params = field_order_page(
-                query.order_field, where, params, limit, query.descending, after
+                query.order_field,
+                where,
+                params,
+                limit,
+                query.descending,
+                after,
+                log_join(self._db.dialect),
             )
             with self._db.reading() as conn:
                 rows = conn.fetchall(sql, params)
-            return [PageRow(int(r[0]), row_sort_key(r[1], r[2], r[3]), r[4], r[5]) for r in rows]
+            return [
+                PageRow(int(r[0]), row_sort_key(r[1], r[2], r[3]), *stored_document(r[5], r[4]))
+                for r in rows
+            ]
         column = _ORDER_COLUMN[query.order_by]
         direction = "DESC" if query.descending else "ASC"
         if after is not None:
@@ -284,7 +298,8 @@ class EpcisEventReader:
             f", e.position {direction}" if query.order_by != "position" else ""
         )
         sql = (
-            f"SELECT e.position, {column}, e.document, e.namespaces FROM epcis_events e"
+            f"SELECT e.position, {column}, e.event_id, s.state FROM epcis_events e"
+            f"{log_join(self._db.dialect)}"
             f" WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
         )
         params.append(limit)
@@ -293,7 +308,7 @@ class EpcisEventReader:
     def _rows(self, sql: str, params: list[Any]) -> list[PageRow]:
         with self._db.reading() as conn:
             rows = conn.fetchall(sql, params)
-        return [PageRow(int(r[0]), _sort_key(r[1]), r[2], r[3]) for r in rows]
+        return [PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[3], r[2])) for r in rows]
 
     def _any_of(self, scope: Sequence[EventQuery], params: list[Any]) -> str:
         return scope_condition(self._db.dialect, scope, params)

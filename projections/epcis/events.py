@@ -3,9 +3,8 @@
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
-from domain.epcis.captured_event import CapturedEvent, as_captured
+from domain.epcis.captured_event import CapturedEvent
+from domain.epcis.derived_terms import DerivedTerms
 from domain.epcis.index_terms import EventTerms, event_terms
 from domain.epcis.timestamps import timestamp_micros
 from infrastructure.database import Connection
@@ -33,8 +32,6 @@ SCHEMA = (
         biz_location {key_text},
         transformation_id {key_text},
         capture_id TEXT NOT NULL,
-        namespaces TEXT,
-        document TEXT NOT NULL,
         declaration_time {bigint},
         error_reason {key_text})""",
     # Not unique: an event ID names the event and its error declarations, and events of
@@ -136,8 +133,6 @@ EVENT_COLUMNS = (
     "biz_location",
     "transformation_id",
     "capture_id",
-    "namespaces",
-    "document",
     "declaration_time",
     "error_reason",
 )
@@ -165,8 +160,12 @@ def _indexable(value: str | None) -> str | None:
     return value if value is None or len(value) <= MAX_INDEXED_LENGTH else None
 
 
-def _fits(*values: str | None) -> bool:
-    return sum(len(v) for v in values if v is not None) <= MAX_INDEXED_LENGTH
+def _fits(value: str | None, other: str | None = None) -> bool:
+    # Called for every index row: plain comparisons, no generator.
+    length = 0 if value is None else len(value)
+    if other is not None:
+        length += len(other)
+    return length <= MAX_INDEXED_LENGTH
 
 
 class EpcisEventsProjection(Projection):
@@ -199,10 +198,11 @@ class EpcisEventsProjection(Projection):
             captured: Any = logged.event
             position = logged.position
             namespaces: dict[str, str] = captured.namespaces
-            terms = logged.derived
-            if not isinstance(terms, EventTerms):
+            derived = logged.derived
+            if isinstance(derived, DerivedTerms):
+                terms = derived.index
+            else:
                 terms = event_terms(captured.epcis_event, namespaces)
-            document = as_captured(captured.epcis_event, captured.event_id, captured.record_time)
             events_rows.append(
                 (
                     position,
@@ -217,8 +217,6 @@ class EpcisEventsProjection(Projection):
                     _indexable(terms.biz_location),
                     _indexable(terms.transformation_id),
                     captured.capture_id,
-                    orjson.dumps(namespaces).decode() if namespaces else None,
-                    orjson.dumps(document).decode(),
                     terms.declaration_time,
                     _indexable(terms.error_reason),
                 )
@@ -229,8 +227,10 @@ class EpcisEventsProjection(Projection):
                 sensors.append((position, terms))
             epcs.extend((position, *row) for row in terms.epcs if _fits(row[1]))
             quantities.extend((position, *row) for row in terms.quantities if _fits(row[1]))
-            transactions.extend((position, *row) for row in terms.biz_transactions if _fits(*row))
-            parties.extend((position, *row) for row in terms.parties if _fits(*row[1:]))
+            transactions.extend(
+                (position, *row) for row in terms.biz_transactions if _fits(row[0], row[1])
+            )
+            parties.extend((position, *row) for row in terms.parties if _fits(row[1], row[2]))
             fields.extend(
                 (position, scope, name, text if _fits(name, text) else None, number, instant)
                 for scope, name, text, number, instant in terms.fields

@@ -69,9 +69,11 @@ def field_order_page(
     limit: int,
     descending: bool,
     after: tuple[int | float | str, int] | None,
+    log_join: str,
 ) -> tuple[str, list[Any]]:
     """The SQL and parameters of a page of
-    `(position, kind, number, text, document, namespaces)` (see `row_sort_key`).
+    `(position, kind, number, text, event_id, state)` (see `row_sort_key`; `log_join`
+    joins each event's log entry as `s`, see `stored_documents`).
 
     `where` are conditions on the event row `e`, with their parameters; `after` is the
     `(sort_key, position)` of the last event of the previous page.
@@ -166,8 +168,8 @@ def field_order_page(
         f" u.number {direction}, u.text {direction}, u.position {direction} LIMIT ?"
     )
     sql = (
-        "SELECT p.position, p.kind, p.number, p.text, e.document, e.namespaces"
-        f" FROM ({page}) p JOIN epcis_events e ON e.position = p.position"
+        "SELECT p.position, p.kind, p.number, p.text, e.event_id, s.state"
+        f" FROM ({page}) p JOIN epcis_events e ON e.position = p.position{log_join}"
         f" ORDER BY p.kind {direction}, p.number {direction}, p.text {direction},"
         f" p.position {direction}"
     )

@@ -5,8 +5,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.epcis.captured_event import CapturedEvent
-from domain.epcis.index_terms import EventTerms, event_terms
-from domain.epcis.lineage_terms import lineage_terms
+from domain.epcis.derived_terms import DerivedTerms
+from domain.epcis.index_terms import event_terms
+from domain.epcis.lineage_terms import LINEAGE_TYPES, event_lineage
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.epcis.events import MAX_INDEXED_LENGTH
@@ -74,12 +75,16 @@ class LineageProjection(Projection):
         for logged in events:
             captured: Any = logged.event
             event = captured.epcis_event
-            if "errorDeclaration" in event or event.get("type") not in _LINEAGE_TYPES:
+            derived = logged.derived
+            if isinstance(derived, DerivedTerms):
+                terms, found = derived.index, derived.lineage
+            elif "errorDeclaration" in event or event.get("type") not in LINEAGE_TYPES:
                 continue
-            terms = logged.derived
-            if not isinstance(terms, EventTerms):
+            else:
                 terms = event_terms(event, captured.namespaces)
-            found = lineage_terms(event, terms)
+                found = event_lineage(event, terms)
+            if found is None:
+                continue
             position, time = logged.position, terms.event_time
             links.extend(
                 (position, k.relation, k.source, k.target, k.source_urn, k.target_urn, time)
@@ -112,10 +117,3 @@ class LineageProjection(Projection):
             ("position", "transformation", "side", "item", "item_urn", "event_time"),
             transformed,
         )
-
-
-#: Event types that may make lineage rows (ObjectEvents only member_of, from their ILMD
-#: or the lots of Digital Links).
-_LINEAGE_TYPES = frozenset(
-    {"ObjectEvent", "AggregationEvent", "AssociationEvent", "TransformationEvent"}
-)

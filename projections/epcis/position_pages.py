@@ -49,10 +49,15 @@ def _positions(condition: str) -> str | None:
 
 
 def positions_first(
-    conditions: list[tuple[str, list[Any]]], snapshot: int, after: int | None, limit: int
+    conditions: list[tuple[str, list[Any]]],
+    snapshot: int,
+    after: int | None,
+    limit: int,
+    log_join: str,
 ) -> tuple[str, list[Any]] | None:
     """The page's SQL (ordered by log position), or None when some condition needs the
-    event row itself (then the caller's plan is the right one)."""
+    event row itself (then the caller's plan is the right one). `log_join` joins each
+    event's log entry as `s` (see `stored_documents`)."""
     selects = [(_positions(sql), params) for sql, params in conditions]
     if not selects or any(select is None for select, _ in selects):
         return None
@@ -73,7 +78,7 @@ def positions_first(
         params.extend(select_params)
     params.extend((limit, limit))
     sql = (
-        "SELECT e.position, e.position, e.document, e.namespaces FROM epcis_events e"
+        f"SELECT e.position, e.position, e.event_id, s.state FROM epcis_events e{log_join}"
         " WHERE e.position IN ("
         f"SELECT DISTINCT d.position FROM ({driver}) d WHERE {' AND '.join(where)}"
         " ORDER BY d.position LIMIT ?)"

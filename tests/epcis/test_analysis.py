@@ -10,6 +10,7 @@ import pytest
 from application.epcis.analysis import PARALLEL_FROM, EventAnalyser, analyse_events
 from domain.epcis.event_hash import event_hash
 from domain.epcis.index_terms import event_terms
+from domain.epcis.lineage_terms import event_lineage
 from tests.epcis.documents import aggregation_event, object_event
 
 NAMESPACES = {"example": "https://example.com/ns/"}
@@ -60,10 +61,20 @@ def test_an_event_keeps_its_own_event_id_and_others_get_their_hash(
 def test_index_terms_come_back_from_the_workers_whole(analyser: EventAnalyser) -> None:
     events = _events(PARALLEL_FROM)
 
-    terms = [analysis.terms for analysis in analyser.analyse(events, NAMESPACES, ())]
+    derived = [analysis.terms for analysis in analyser.analyse(events, NAMESPACES, ())]
 
+    terms = [d.index if d is not None else None for d in derived]
     assert terms == [event_terms(e, NAMESPACES) for e in events]
     assert any(t is not None and t.fields for t in terms)
+
+
+def test_lineage_rows_come_back_from_the_workers_whole(analyser: EventAnalyser) -> None:
+    events = _events(PARALLEL_FROM)
+
+    derived = [analysis.terms for analysis in analyser.analyse(events, NAMESPACES, ())]
+
+    expected = [event_lineage(e, event_terms(e, NAMESPACES)) for e in events]
+    assert [d.lineage if d is not None else None for d in derived] == expected
 
 
 def test_an_event_without_index_terms_is_named_and_has_none(analyser: EventAnalyser) -> None:

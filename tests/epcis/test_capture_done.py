@@ -45,7 +45,7 @@ async def test_a_capture_job_is_listed_only_with_all_its_events_queryable(
     events = [object_event() for _ in range(10)]
     last_epc = events[-1]["epcList"][0]
     # As when another process wrote in between: the follower projects the capture.
-    monkeypatch.setattr(tracepoint.projections, "apply_saved", lambda saved: False)
+    monkeypatch.setattr(tracepoint.projections, "apply_within", lambda conn, saved: False)
     paused = PausedProjection(
         monkeypatch,
         EpcisEventsProjection,
@@ -75,7 +75,7 @@ async def test_a_capture_job_is_listed_only_with_its_master_data_queryable(
         SITE_ELEMENT,
         ROOM_ELEMENT,
     )
-    monkeypatch.setattr(tracepoint.projections, "apply_saved", lambda saved: False)
+    monkeypatch.setattr(tracepoint.projections, "apply_within", lambda conn, saved: False)
     paused = PausedProjection(
         monkeypatch, MasterDataProjection, lambda e: isinstance(e, CapturedMasterData.Captured)
     )

@@ -10,6 +10,7 @@ import pytest
 from application.runtime import Tracepoint
 from domain.collections.schema import FieldType
 from domain.epcis.captured_event import CapturedEvent
+from infrastructure.event_store import DuplicateAggregate
 from infrastructure.settings import Settings
 from projections.epcis.events import EpcisEventsProjection
 from projections.items.records import RecordsProjection
@@ -133,61 +134,74 @@ def test_rebuild_drops_and_rebuilds_the_same_rows(small_batches: Settings) -> No
     service.close()
 
 
-def test_just_saved_events_are_projected_without_reading_the_log(
+def append_and_project(service: Tracepoint, events: list[CapturedEvent]) -> tuple[int, bool]:
+    """Append `events` and project them inline, in one transaction, as capture does;
+    the last position and whether they were projected inline."""
+    with service.database.transaction() as conn:
+        service.store.lock_within(conn)
+        saved = service.store.append_within(conn, *events)
+        projected = service.projections.apply_within(conn, saved)
+    if projected:
+        service.projections.applied(saved)
+    return saved[-1].position, projected
+
+
+def test_appended_events_are_projected_in_their_own_transaction(
     small_batches: Settings,
 ) -> None:
     service = Tracepoint(small_batches)
     service.projections.catch_up()
-    saved = service.store.append(*captured(6))
-    assert service.projections.apply_saved(saved) is True
+    last, projected = append_and_project(service, captured(6))
+    assert projected is True
     assert count(service, "epcis_events") == 6
-    assert service.projections.reached == saved[-1].position
+    assert service.projections.reached == last
     service.close()
 
 
-def test_saved_events_that_do_not_follow_what_was_applied_are_left_to_catch_up(
+def test_appended_events_that_do_not_follow_what_was_applied_are_left_to_catch_up(
     small_batches: Settings,
 ) -> None:
     service = Tracepoint(small_batches)
     service.projections.catch_up()
     service.store.save(*captured(2))  # written by "another process", not yet projected
-    saved = service.store.append(*captured(5)[2:])
-    assert service.projections.apply_saved(saved) is False
+    _, projected = append_and_project(service, captured(5)[2:])
+    assert projected is False
     assert count(service, "epcis_events") == 0
     service.projections.catch_up()
     assert count(service, "epcis_events") == 5
     service.close()
 
 
-def test_events_already_caught_up_count_as_projected_and_are_not_applied_again(
-    small_batches: Settings,
+def test_a_projection_that_fails_inline_leaves_the_events_stored_for_the_follower(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service = Tracepoint(small_batches)
     service.projections.catch_up()
-    saved = service.store.append(*captured(3))
+
+    def broken(self: Projection, conn: Any, events: Any) -> None:
+        raise RuntimeError("a projection's bug")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(EpcisEventsProjection, "apply", broken)
+        last, projected = append_and_project(service, captured(3))
+    assert projected is False
+    assert service.store.max_position() == last
+    assert count(service, "epcis_events") == 0
     service.projections.catch_up()
-    assert service.projections.apply_saved(saved) is True
     assert count(service, "epcis_events") == 3
     service.close()
 
 
-def test_just_saved_events_wait_for_a_runner_that_is_busy_for_a_moment(
+def test_appended_events_are_refused_whole_when_one_identity_is_taken(
     small_batches: Settings,
 ) -> None:
     service = Tracepoint(small_batches)
     service.projections.catch_up()
-    saved = service.store.append(*captured(3))
-    results: list[bool] = []
-    with service.projections._lock:  # a poll of the follower is running
-        worker = threading.Thread(
-            target=lambda: results.append(service.projections.apply_saved(saved))
-        )
-        worker.start()
-        worker.join(0.2)
-        assert worker.is_alive()
-    worker.join()
-    assert results == [True]
-    assert count(service, "epcis_events") == 3
+    append_and_project(service, captured(2))
+    with pytest.raises(DuplicateAggregate):
+        append_and_project(service, captured(3, first=1))
+    assert service.store.max_position() == 2
+    assert count(service, "epcis_events") == 2
     service.close()
 
 
@@ -407,12 +421,11 @@ def test_every_projection_stands_at_one_position_after_catch_up(
     service.close()
 
 
-def test_just_saved_events_move_every_projection_together(small_batches: Settings) -> None:
+def test_appended_events_move_every_projection_together(small_batches: Settings) -> None:
     service = Tracepoint(small_batches)
     service.projections.catch_up()
-    saved = service.store.append(*captured(3))
-    assert service.projections.apply_saved(saved) is True
-    assert set(stored_positions(service).values()) == {saved[-1].position}
+    last, _ = append_and_project(service, captured(3))
+    assert set(stored_positions(service).values()) == {last}
     service.close()
 
 

@@ -1,0 +1,126 @@
+"""Capture figures against their floors: throughput over HTTP beside the database's own
+rate for the same events, the raw event-store append, and one-event latency.
+"""
+
+import asyncio
+import sys
+import time
+from collections.abc import Iterator
+
+from application.runtime import Tracepoint
+from bench.floors import postgresql_copy_floor, sqlite_insert_floor
+from bench.generator import capture_documents
+from bench.harness import TOKEN, fresh_database, serving, settings
+from bench.table import Figure, Target
+from domain.epcis.captured_event import CapturedEvent
+from domain.epcis.event_hash import event_hash
+
+#: Issue 20's capture targets, as fractions of the floor: PostgreSQL with two clients,
+#: SQLite with any.
+POSTGRESQL_TARGET = Target(0.30, of_floor=True)
+SQLITE_TARGET = Target(0.15, of_floor=True)
+LATENCY_TARGET = Target(5.0, at_most=True)
+CAPTURES = 100
+
+
+def raw_store_rate(database_url: str, batch: int, total: int) -> float:
+    """Events/s appending the capture benchmark's events straight to the event store as
+    CapturedEvent creation events, a batch per document."""
+    service = Tracepoint(settings(database_url))
+    docs = capture_documents(batch, total)
+    ids = [[event_hash(e, {}) for e in doc] for doc in docs]
+    started = time.perf_counter()
+    for doc, doc_ids in zip(docs, ids, strict=True):
+        service.store.save(
+            *[
+                CapturedEvent.captured(
+                    event_id=i,
+                    epcis_event=e,
+                    namespaces={},
+                    record_time="2025-01-01T00:00:00.000Z",
+                    capture_id="bench",
+                )
+                for i, e in zip(doc_ids, doc, strict=True)
+            ]
+        )
+    elapsed = time.perf_counter() - started
+    service.close()
+    return total / elapsed
+
+
+async def capture_rate(database_url: str, batch: int, total: int, clients: int) -> float:
+    """Events/s through POST /v2/epcis/capture, including validation, hashing, storing and
+    the wait until the events are queryable.
+
+    The client runs in a process of its own: in the server's process it would take the
+    server's interpreter lock for building and sending requests, as no real client does.
+    """
+    output = await _client(
+        database_url, "bench.capture_client", str(batch), str(total), str(clients)
+    )
+    return float(output.split()[-1])
+
+
+async def one_event_latency(database_url: str, route: str, captures: int) -> tuple[float, float]:
+    """p50/p95 milliseconds of `captures` sequential one-event captures over HTTP (`route`:
+    `capture` for a one-event document, `events` for the bare event), from a client
+    process of its own; each answer comes once the event is queryable."""
+    output = await _client(database_url, "bench.latency_client", route, str(captures))
+    p50, p95 = output.split()[-2:]
+    return float(p50), float(p95)
+
+
+async def _client(database_url: str, module: str, *arguments: str) -> str:
+    """Serve a fresh service and run a benchmark client against it; its output."""
+    service = Tracepoint(settings(database_url))
+    await service.start()
+    async with serving(service) as (base, _session):
+        client = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", module, base, TOKEN, *arguments, stdout=asyncio.subprocess.PIPE
+        )
+        output, _ = await client.communicate()
+        if client.returncode != 0:
+            raise RuntimeError(f"{module} failed with exit code {client.returncode}")
+    await service.stop()
+    return output.decode()
+
+
+def floor_rate(backend: str, batch: int, total: int, clients: int) -> float:
+    """The database floor for documents of `batch` events, in a database of its own."""
+    with fresh_database(backend) as url:
+        if backend == "postgresql":
+            return postgresql_copy_floor(url, batch, total, clients)
+        return sqlite_insert_floor(url, batch, total)
+
+
+def throughput(backend: str, batch: int, total: int) -> Iterator[Figure]:
+    """Raw append and capture with one and two clients, each beside its floor, the floor
+    measured just before the figure so both see the same machine.
+
+    SQLite has one writer, so its floor is one connection's, for both client counts.
+    """
+    engine = "COPY" if backend == "postgresql" else "INSERT"
+    floor = floor_rate(backend, batch, total, 1)
+    with fresh_database(backend) as url:
+        raw = raw_store_rate(url, batch, total)
+    yield Figure(f"raw store append, batches of {batch:,} (/{engine})", raw, "ev/s", floor)
+    for clients in (1, 2):
+        if backend == "postgresql" and clients > 1:
+            floor = floor_rate(backend, batch, total, clients)
+        with fresh_database(backend) as url:
+            rate = asyncio.run(capture_rate(url, batch, total, clients))
+        target = SQLITE_TARGET if backend == "sqlite" else None
+        if backend == "postgresql" and clients == 2:
+            target = POSTGRESQL_TARGET
+        over = f"{engine} x2" if backend == "postgresql" and clients > 1 else engine
+        name = f"capture, {batch:,}-event docs, {clients} client{'s'[: clients - 1]} (/{over})"
+        yield Figure(name, rate, "ev/s", floor, target)
+
+
+def latency(backend: str) -> Iterator[Figure]:
+    """One-event capture latency over both routes, p95 against its target."""
+    for route, name in (("capture", "POST /capture, 1 event"), ("events", "POST /events")):
+        with fresh_database(backend) as url:
+            p50, p95 = asyncio.run(one_event_latency(url, route, CAPTURES))
+        shown = f"p50 {p50:.1f} p95 {p95:.1f} ms"
+        yield Figure(f"latency {name} ({CAPTURES} seq.)", p95, "ms", None, LATENCY_TARGET, shown)
