@@ -2,8 +2,10 @@
 
     python -m bench.run [--backend sqlite|postgresql|both] [--events 1000000]
 
-Prints one table per backend. `--events` is how many events are stored before the query
-latencies are measured (1,000,000 by default; smaller for a quick look).
+Prints one table per backend. `--events` is how many events are captured (without HTTP,
+`bench/loading.py`) before the query latencies are measured (`bench/queries.py`):
+1,000,000 by default, smaller for a quick look, 10,000,000 for the figures of
+docs/scaling.md (opt-in: the load alone takes the better part of an hour).
 """
 
 import argparse
