@@ -26,7 +26,7 @@ from domain.epcis.event_query import EventQuery
 
 #: Untimed requests of each kind first (connections, prepared statements, caches).
 WARM_UP = 20
-#: The partner's read rule: the events of one site.
+#: Which of the generator's sites the partner's read rule allows (its only one).
 PARTNER_SITE = 0
 
 Params = Callable[[], dict[str, str]]
