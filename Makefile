@@ -111,8 +111,9 @@ fuzz: $(STAMP)
 	TRACEPOINT_FUZZ_TIMEOUT=3600 $(BIN)/pytest -q -n 0 tests/openapi/test_fuzz.py
 
 # BENCH_ARGS="--events 100000", TRACE_BENCH_ARGS="--events 100000" and
-# ITEM_BENCH_ARGS="--items 10000" pick smaller sizes;
-# see docs/performance.md.
+# ITEM_BENCH_ARGS="--items 10000" pick smaller sizes, BENCH_ARGS="--backend postgresql
+# --only query --events 10000000" the query figures at ten million events;
+# see docs/performance.md and docs/scaling.md.
 bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 	$(BIN)/python -m bench.item_search $(ITEM_BENCH_ARGS)
