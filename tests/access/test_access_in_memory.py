@@ -34,6 +34,14 @@ async def other(
         await service.stop()
 
 
+def _counting(method: Callable[..., Any], reads: list[str]) -> Callable[..., Any]:
+    def counted(self: AccessReader, *args: Any) -> Any:
+        reads.append(method.__name__)
+        return method(self, *args)
+
+    return counted
+
+
 async def _within(seconds: float, condition: Callable[[], Awaitable[bool]]) -> float:
     """Seconds until `condition` holds; fails the test after `seconds`."""
     start = time.monotonic()
@@ -55,12 +63,7 @@ async def test_a_known_caller_is_resolved_without_reading_the_access_tables(
     await ok(client, "GET", "/folders", token=user.token)
     reads: list[str] = []
     for name in ("user", "user_by_token_hash", "grants"):
-        method = getattr(AccessReader, name)
-        monkeypatch.setattr(
-            AccessReader,
-            name,
-            lambda self, *a, _m=method, _n=name: reads.append(_n) or _m(self, *a),
-        )
+        monkeypatch.setattr(AccessReader, name, _counting(getattr(AccessReader, name), reads))
     await ok(client, "GET", "/folders", token=user.token)
     assert reads == []
 

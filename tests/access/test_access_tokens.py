@@ -20,7 +20,7 @@ def test_a_remembered_token_still_expires(monkeypatch: pytest.MonkeyPatch) -> No
     token = tokens.issue({"typ": "access", "id": "u1"}, 60)
     tokens.verify(token)
     later = time.time() + 61
-    monkeypatch.setattr(access_tokens.time, "time", lambda: later)
+    monkeypatch.setattr(time, "time", lambda: later)
     with pytest.raises(ExpiredAccessToken):
         tokens.verify(token)
 
