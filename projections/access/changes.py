@@ -34,18 +34,17 @@ def changes_access(event: Any) -> bool:
 class AccessChanges:
     """Reads record events from the log to find changes to access control."""
 
-    def __init__(self, store: EventStore, batch_size: int = 1000) -> None:
+    def __init__(self, store: EventStore, most: int = 100) -> None:
         self._store = store
-        self._batch_size = batch_size
+        # Past this many record changes (an import of master data, say) reading them
+        # all costs more than resolving every caller once again.
+        self._most = most
 
     def between(self, after: int, upto: int) -> bool:
-        """Whether any event after position `after`, up to `upto`, changes access.
-        Blocks on the event store."""
-        while after < upto:
-            batch = self._store.read(after=after, limit=self._batch_size, stop=upto, topics=_TOPICS)
-            if any(changes_access(logged.event) for logged in batch):
-                return True
-            if len(batch) < self._batch_size:
-                return False
-            after = batch[-1].position
-        return False
+        """Whether any event after position `after`, up to `upto`, may change access:
+        True too when there are more record changes than are worth reading. Blocks on
+        the event store."""
+        if upto <= after:
+            return False
+        batch = self._store.read(after=after, limit=self._most + 1, stop=upto, topics=_TOPICS)
+        return len(batch) > self._most or any(changes_access(e.event) for e in batch)
