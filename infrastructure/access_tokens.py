@@ -1,13 +1,19 @@
 """Signed access tokens: HS256 JSON Web Tokens (pyjwt) with a short lifetime."""
 
 import hashlib
+import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 import jwt
 
 #: Tokens this service signs carry this issuer; any other bearer value is a static token.
 ISSUER = "tracepoint"
+
+#: Tokens whose signature was checked, remembered so a client's next requests with the
+#: same token skip decoding it twice (about a tenth of a millisecond).
+REMEMBERED_TOKENS = 1024
 
 
 def signing_key(secret: bytes) -> bytes:
@@ -29,6 +35,10 @@ class AccessTokens:
 
     def __init__(self, secret: bytes) -> None:
         self._secret = signing_key(secret)
+        # Verifying a token gives the same claims every time but for its expiry, which
+        # is checked again at each use.
+        self._verified: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def issue(self, claims: dict[str, Any], ttl_seconds: float) -> str:
         """A token with these claims, valid for `ttl_seconds`."""
@@ -36,9 +46,11 @@ class AccessTokens:
         payload = {**claims, "iss": ISSUER, "iat": now, "exp": now + max(1, int(ttl_seconds))}
         return jwt.encode(payload, self._secret, algorithm="HS256")
 
-    @staticmethod
-    def is_ours(token: str) -> bool:
+    def is_ours(self, token: str) -> bool:
         """Whether the value is a JWT that names this service as its issuer."""
+        with self._lock:
+            if token in self._verified:
+                return True
         try:
             claims = jwt.decode(token, options={"verify_signature": False})
         except jwt.PyJWTError:
@@ -47,6 +59,14 @@ class AccessTokens:
 
     def verify(self, token: str) -> dict[str, Any]:
         """The claims of a valid token; raise ExpiredAccessToken or BadAccessToken."""
+        with self._lock:
+            known = self._verified.get(token)
+            if known is not None:
+                self._verified.move_to_end(token)
+        if known is not None:
+            if known["exp"] <= time.time():
+                raise ExpiredAccessToken()
+            return dict(known)
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
@@ -59,4 +79,8 @@ class AccessTokens:
             raise ExpiredAccessToken() from exc
         except jwt.PyJWTError as exc:
             raise BadAccessToken(str(exc)) from exc
+        with self._lock:
+            self._verified[token] = dict(claims)
+            while len(self._verified) > REMEMBERED_TOKENS:
+                self._verified.popitem(last=False)
         return claims

@@ -83,6 +83,12 @@ class Settings(BaseSettings):
         default=0.5, gt=0, description="Seconds between polls of the event log."
     )
     database_pool_size: int = Field(default=8, ge=1)
+    access_cache_size: int = Field(
+        default=4096,
+        ge=0,
+        description="Resolved callers (tokens, users and their grants) each process keeps in "
+        "memory; 0 reads them from the database on every request.",
+    )
     password_hash_time_cost: int = Field(
         default=DEFAULT_TIME_COST,
         ge=1,

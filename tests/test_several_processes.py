@@ -341,3 +341,38 @@ async def test_a_webhook_subscription_gets_each_event_once_whichever_process_cap
     assert await _soon(delivered)
     await asyncio.sleep(1.5)  # more polls of every process: nothing is sent again
     assert sorted(received()) == sorted(epcs)
+
+
+async def test_a_permission_removed_through_one_process_is_refused_by_the_others_soon_after(
+    processes: list[Process], http: aiohttp.ClientSession
+) -> None:
+    a, b, c = processes
+    policy = await _json(http, a, "POST", "/policies", {"name": "p" + secrets.token_hex(3)})
+    permission = await _json(
+        http,
+        a,
+        "POST",
+        "/permissions",
+        {"policy": policy["id"], "collection": "epcis_event", "action": "read"},
+    )
+    token = "partner-" + secrets.token_hex(12)
+    email = f"partner-{secrets.token_hex(4)}@example.com"
+    user = {"email": email, "token": token, "policies": [{"policy": policy["id"]}]}
+    await _json(http, a, "POST", "/users", user)
+
+    async def status(process: Process) -> int:
+        async with http.get(
+            f"{process.url}/v2/epcis/events", headers={"Authorization": f"Bearer {token}"}
+        ) as response:
+            return response.status
+
+    # Each process has resolved the partner and keeps what it may do.
+    assert [await status(p) for p in processes] == [200, 200, 200]
+    await _json(http, c, "DELETE", f"/permissions/{permission['id']}")
+    assert await status(c) == 403
+
+    async def refused_everywhere() -> bool:
+        return [await status(p) for p in (a, b)] == [403, 403]
+
+    # The processes poll the log every 0.2 s.
+    assert await _soon(refused_everywhere, seconds=5.0)

@@ -113,7 +113,7 @@ class Authenticator:
             found = await self._blocking.run(self._sessions.find, str(session), self._clock())
             if found is None or found.user_id != user_id:
                 raise InvalidCredentials()
-        user = await self._blocking.run(self._access.reader.user, user_id)
+        user = await self._access.user(user_id)
         if user is None or user.status != "active":
             raise InvalidCredentials()
         family = claims.get("sid")
@@ -126,7 +126,7 @@ class Authenticator:
 
     async def static_caller(self, token: str, ip: str | None) -> Accountability:
         """The accountability of an active user's static token; INVALID_CREDENTIALS else."""
-        user = await self._blocking.run(self._access.reader.user_by_token_hash, hash_token(token))
+        user = await self._access.user_by_token(hash_token(token))
         if user is None or user.status != "active":
             raise InvalidCredentials()
         return await self._access.for_user(user, ip, "static")

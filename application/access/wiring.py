@@ -8,6 +8,7 @@ from application.access.account_status import AccountStatus
 from application.access.accountability import AccessService
 from application.access.admin_guard import AdminGuard
 from application.access.authentication import Authenticator, TokenLifetimes
+from application.access.caller_cache import CallerCache
 from application.access.event_scope import EventScopes
 from application.access.first_credentials import FirstCredentials
 from application.access.outbox import Outbox
@@ -31,6 +32,7 @@ from domain.access.providers import Providers
 from infrastructure.access_tokens import AccessTokens
 from infrastructure.mailer import FileMailer, Mailer, SmtpMailer
 from infrastructure.settings import Settings
+from projections.access.changes import AccessChanges
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,13 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
         _sign_in_locks(settings),
         clock=core.clock,
     )
+    callers = CallerCache(
+        AccessChanges(core.store).between,
+        lambda: core.projections.reached,
+        settings.access_cache_size,
+    )
     authenticator = Authenticator(
-        AccessService(core.access_reader, core.blocking),
+        AccessService(core.access_reader, core.blocking, callers),
         core.sessions,
         tokens,
         core.blocking,

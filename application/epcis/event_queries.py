@@ -18,7 +18,7 @@ from domain.epcis.event_query import (
 )
 from domain.epcis.master_data import BUSINESS_LOCATION, READ_POINT
 from domain.gs1 import Glob
-from projections.epcis.event_reader import EpcisEventReader
+from projections.epcis.event_reader import EpcisEventReader, PageRow
 from projections.epcis.location_tree import LocationTree
 
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,9}")
@@ -99,25 +99,15 @@ class EventQueryService:
             if len(token_values) != 1:
                 raise QueryParameterError("nextPageToken takes exactly one value")
             cursor = self._tokens.read(token_values[0], print_)
-        snapshot = cursor.snapshot if cursor else await self._blocking.run(self._reader.snapshot)
+        known = cursor.snapshot if cursor else None
         after = (cursor.sort_key, cursor.position) if cursor else None
         returned = cursor.returned if cursor else 0
-        if cursor is None and query.max_event_count is not None:
-            await self._refuse_too_many(query, snapshot, scope)
+        if known is None and query.max_event_count is not None:
+            known = await self._blocking.run(self._reader.snapshot)
+            await self._refuse_too_many(query, known, scope)
         if query.event_count_limit is not None:
             per_page = max(0, min(per_page, query.event_count_limit - returned))
-        rows = (
-            await self._blocking.run(
-                self._reader.page,
-                query,
-                limit=per_page + 1,
-                snapshot=snapshot,
-                after=after,
-                scope=scope,
-            )
-            if per_page
-            else []
-        )
+        snapshot, rows = await self._blocking.run(self._page, query, per_page, known, after, scope)
         next_token = None
         # eventCountLimit ends the result, however many more events match.
         limit_reached = query.event_count_limit is not None and (
@@ -133,6 +123,26 @@ class EventQueryService:
                 )
         namespaces, events = in_one_document((row.document, row.namespaces) for row in rows)
         return EventPage(events, namespaces, next_token, per_page)
+
+    def _page(
+        self,
+        query: EventQuery,
+        per_page: int,
+        snapshot: int | None,
+        after: tuple[int | float | str, int] | None,
+        scope: EventScope,
+    ) -> tuple[int, list[PageRow]]:
+        """The snapshot (read now when the first page has none yet) and up to one more
+        row than the page holds, in one trip to a worker thread: a query's fixed cost is
+        mostly such trips."""
+        if snapshot is None:
+            snapshot = self._reader.snapshot()
+        if not per_page:
+            return snapshot, []
+        rows = self._reader.page(
+            query, limit=per_page + 1, snapshot=snapshot, after=after, scope=scope
+        )
+        return snapshot, rows
 
     async def _refuse_too_many(self, query: EventQuery, snapshot: int, scope: EventScope) -> None:
         limit = query.max_event_count

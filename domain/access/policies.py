@@ -3,6 +3,7 @@ combines them: collections, actions, fields and item rules add up across policie
 validation rules all apply; presets merge, later policies winning."""
 
 import ipaddress
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,7 +181,7 @@ def _any_of(rules: list[dict[str, Any] | None]) -> dict[str, Any]:
     return present[0] if len(present) == 1 else {"_or": present}
 
 
-def applicable(policies: list[PolicyGrant], ip: str | None) -> tuple[PolicyGrant, ...]:
+def applicable(policies: Sequence[PolicyGrant], ip: str | None) -> tuple[PolicyGrant, ...]:
     """The policies that apply to a request from `ip`: those whose allow-list admits it."""
     return tuple(p for p in policies if p.allows_ip(ip))
 

@@ -5,6 +5,7 @@ from urllib.parse import quote
 
 import pytest
 
+from application.epcis.epc_formats import CONVERTED_IN_PLACE
 from tests.access.helpers import Client, ok
 from tests.conftest import AUTH
 from tests.epcis.documents import aggregation_event, document, object_event
@@ -166,3 +167,16 @@ async def test_the_format_applies_to_a_named_query(stored: Client, epc_format: s
     wanted = AS_URNS if epc_format == "Never_Translates" else AS_LINKS
     assert event["readPoint"] == wanted["readPoint"]
     assert event["sourceList"] == wanted["sourceList"]
+
+
+async def test_a_page_too_large_to_convert_in_place_is_converted_all_the_same(
+    client: Client,
+) -> None:
+    many = [
+        object_event(epcList=[f"urn:epc:id:sgtin:4012345.011111.{n}"])
+        for n in range(CONVERTED_IN_PLACE + 5)
+    ]
+    assert (await capture(client, document(*many))).status == 201
+    events = await returned(client, f"/v2/epcis/events?perPage={len(many)}", None)
+    assert len(events) == len(many)
+    assert all(e["epcList"][0].startswith("https://id.gs1.org/01/") for e in events)
