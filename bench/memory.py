@@ -12,12 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import orjson
-
-from application.runtime import Tracepoint
-from bench.generator import EventFactory
-from bench.harness import serving, settings
-from infrastructure.epcis_xml.writer import capture_document_xml
+# The service is imported inside the functions, as the `tracepoint` command does
+# (api/launcher.py): the analysis workers import this module when they start, and must
+# not carry the whole service with them, or the figure is not the service's.
 
 EVENTS = 10_000
 MEDIA_TYPES = {"json": "application/json", "xml": "application/xml"}
@@ -25,6 +22,11 @@ MEDIA_TYPES = {"json": "application/json", "xml": "application/xml"}
 
 def document_body(kind: str) -> bytes:
     """The benchmark's document, as JSON or as XML."""
+    import orjson
+
+    from bench.generator import EventFactory
+    from infrastructure.epcis_xml.writer import capture_document_xml
+
     factory = EventFactory(seed=10_000)
     document = factory.document(factory.events(EVENTS))
     if kind == "json":
@@ -44,6 +46,9 @@ def body_of(kind: str) -> bytes:
 
 async def main(database_url: str, kind: str, body: bytes) -> None:
     """Start the service, capture one large document over HTTP, report the peak memory."""
+    from application.runtime import Tracepoint
+    from bench.harness import serving, settings
+
     service = Tracepoint(settings(database_url))
     await service.start()
     async with (
