@@ -242,13 +242,12 @@ class ProjectionRunner:
             self._apply_batch(conn, self.projections, first - 1, last, events)
         except Exception as exc:
             conn.execute("ROLLBACK TO SAVEPOINT inline_projection")
-            conn.execute("RELEASE SAVEPOINT inline_projection")
             # The events still commit; the follower projects them (and reports a fault
             # of a projection, if it is one, as it does for every event).
             if not isinstance(exc, ProjectionConflict):
                 log.exception("projecting just-appended events failed; the follower will retry")
             return False
-        conn.execute("RELEASE SAVEPOINT inline_projection")
+        # Not released: the commit ends it anyway, and a release is one more round trip.
         return True
 
     def applied(self, events: Sequence[LoggedEvent]) -> None:
