@@ -112,6 +112,20 @@ class ProjectionRunner:
         self._positions: dict[str, int] = {}
         # Log head when the tables' planner statistics were last refreshed by this runner.
         self._analyzed_at = 0
+        self._listeners: list[Callable[[Sequence[LoggedEvent], int, int], None]] = []
+
+    def add_listener(self, listener: Callable[[Sequence[LoggedEvent], int, int], None]) -> None:
+        """Call `listener(events, after, upto)` whenever every projection has applied the
+        log in (after, upto], `events` being all the events they follow there; after the
+        commit, before `reached` moves past it."""
+        self._listeners.append(listener)
+
+    def _tell(self, events: Sequence[LoggedEvent], after: int, upto: int) -> None:
+        for listener in self._listeners:
+            try:
+                listener(events, after, upto)
+            except Exception:
+                log.exception("a listener of the projection runner failed")
 
     @property
     def reached(self) -> int:
@@ -253,6 +267,7 @@ class ProjectionRunner:
     def applied(self, events: Sequence[LoggedEvent]) -> None:
         """Note that `apply_within` projected `events` and their transaction committed."""
         if events:
+            self._tell(events, events[0].position - 1, events[-1].position)
             self._positions.update((p.name, events[-1].position) for p in self.projections)
             self._advance(events[-1].position)
 
@@ -318,6 +333,8 @@ class ProjectionRunner:
                 continue
             positions.update((p.name, new) for p in group)
             self._positions.update(positions)
+            if len(group) == len(self.projections):
+                self._tell(batch, low, new)
             if progress is not None and batch:
                 progress(len(batch))
 

@@ -32,12 +32,17 @@ class CallerCache:
     """A bounded, thread-safe map of resolved access, checked against the log."""
 
     def __init__(
-        self, changed: Callable[[int, int], bool], reached: Callable[[], int], size: int
+        self,
+        changed: Callable[[int, int], bool],
+        reached: Callable[[], int],
+        size: int,
+        known: Callable[[int, int], bool | None] = lambda after, upto: None,
     ) -> None:
         """`changed(after, upto)` tells whether the log changed access in that stretch
-        (blocks); `reached` is how far the read models are; `size` bounds the entries
-        (0 keeps nothing)."""
+        (blocks); `known` tells the same from memory, or None when it cannot; `reached`
+        is how far the read models are; `size` bounds the entries (0 keeps nothing)."""
         self._changed = changed
+        self._known = known
         self._reached = reached
         self._size = size
         self._entries: OrderedDict[Hashable, Any] = OrderedDict()
@@ -50,8 +55,9 @@ class CallerCache:
 
     def get(self, key: Hashable) -> Any:
         """The value kept for `key`, or MISSING when there is none or the log has moved
-        since it was last looked at. Never blocks on the database."""
-        if self._checked != self._reached():
+        since it was last looked at and what lies between is not known. Never blocks on
+        the database."""
+        if self._checked != self._reached() and not self._settle_known():
             return MISSING
         with self._lock:
             value = self._entries.get(key, MISSING)
@@ -75,6 +81,25 @@ class CallerCache:
             self._put(key, value, generation)
         return value
 
+    def _settle_known(self) -> bool:
+        """`settle` from what is known without the log (a stream of captures, say), if
+        that is enough and no other thread is settling; whether it was."""
+        if not self._settling.acquire(blocking=False):
+            return False
+        try:
+            target, checked = self._reached(), self._checked
+            if checked is None or target < checked:
+                return False
+            changed = self._known(checked, target)
+            if changed is None:
+                return False
+            if changed:
+                self.forget()
+            self._checked = target
+            return True
+        finally:
+            self._settling.release()
+
     def settle(self) -> None:
         """Look at the log up to where the read models are, and forget everything when it
         changed access (or when the read models went back: they were rebuilt). Blocks."""
@@ -83,8 +108,12 @@ class CallerCache:
             checked = self._checked
             if checked == target:
                 return
-            if checked is None or target < checked or self._changed(checked, target):
+            if checked is None or target < checked:
                 self.forget()
+            else:
+                known = self._known(checked, target)
+                if known if known is not None else self._changed(checked, target):
+                    self.forget()
             self._checked = target
 
     def forget(self) -> None:

@@ -76,10 +76,15 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
         _sign_in_locks(settings),
         clock=core.clock,
     )
+    changes = AccessChanges(core.store)
+    # What this process's runner applies is looked at in memory; only what it did not
+    # see (another runner applied it) is read from the log.
+    core.projections.add_listener(changes.applied)
     callers = CallerCache(
-        AccessChanges(core.store).between,
+        changes.between,
         lambda: core.projections.reached,
         settings.access_cache_size,
+        known=changes.known,
     )
     authenticator = Authenticator(
         AccessService(core.access_reader, core.blocking, callers),

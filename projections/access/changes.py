@@ -1,11 +1,13 @@
 """Whether a stretch of the event log changed what any caller may do."""
 
+import threading
+from collections.abc import Sequence
 from typing import Any
 
 from eventsourcing.utils import get_topic
 
 from domain.records.record import Record
-from infrastructure.event_store import EventStore
+from infrastructure.event_store import EventStore, LoggedEvent
 
 #: The collections an accountability is made of: the user behind a token, their role
 #: chain, the policies attached to either, the permission rows, and the user's account.
@@ -15,9 +17,8 @@ ACCESS_COLLECTIONS = frozenset({"users", "roles", "policies", "access", "permiss
 #: that decide nothing about access.
 _USAGE_FIELDS = frozenset({"last_access", "last_page"})
 
-_TOPICS = tuple(
-    get_topic(cls) for cls in (Record.Created, Record.Updated, Record.Deleted, Record.Recreated)
-)
+_RECORD_EVENTS = (Record.Created, Record.Updated, Record.Deleted, Record.Recreated)
+_TOPICS = tuple(get_topic(cls) for cls in _RECORD_EVENTS)
 
 
 def changes_access(event: Any) -> bool:
@@ -32,13 +33,49 @@ def changes_access(event: Any) -> bool:
 
 
 class AccessChanges:
-    """Reads record events from the log to find changes to access control."""
+    """Finds changes to access control in a stretch of the log: from what this process's
+    projection runner applied (`applied`, in memory), else by reading the log."""
 
     def __init__(self, store: EventStore, most: int = 100) -> None:
         self._store = store
         # Past this many record changes (an import of master data, say) reading them
         # all costs more than resolving every caller once again.
         self._most = most
+        self._lock = threading.Lock()
+        #: The stretch (after, upto] whose every event the runner showed `applied`.
+        self._seen: tuple[int, int] | None = None
+        #: The newest position there of an event that changes access (0: none).
+        self._last_change = 0
+
+    def applied(self, events: Sequence[LoggedEvent], after: int, upto: int) -> None:
+        """The projection runner applied every event it follows in (after, upto]:
+        `events` (access records among them, which it follows)."""
+        changed = max(
+            (
+                e.position
+                for e in events
+                if isinstance(e.event, _RECORD_EVENTS) and changes_access(e.event)
+            ),
+            default=0,
+        )
+        with self._lock:
+            seen = self._seen
+            if seen is not None and seen[0] <= after <= seen[1]:
+                self._seen = (seen[0], max(seen[1], upto))
+            else:  # a gap (another runner applied what lies between): start over
+                self._seen = (after, upto)
+            self._last_change = max(self._last_change, changed)
+
+    def known(self, after: int, upto: int) -> bool | None:
+        """`between` from memory, without the log: None when the runner did not show
+        all of that stretch."""
+        with self._lock:
+            seen = self._seen
+            if seen is None or not seen[0] <= after or upto > seen[1]:
+                return None
+            # A change past `upto` (being made readable now) counts too: forgetting
+            # early is always safe.
+            return self._last_change > after
 
     def between(self, after: int, upto: int) -> bool:
         """Whether any event after position `after`, up to `upto`, may change access:

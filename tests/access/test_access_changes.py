@@ -19,6 +19,11 @@ async def _changes(
     return AccessChanges(tracepoint.store, most).between(before, after)
 
 
+async def _capture_one(client: Client) -> None:
+    response = await client.post("/v2/epcis/capture", json=document(object_event()), headers=AUTH)
+    assert response.status == 201
+
+
 async def test_a_new_permission_changes_access(client: Client, tracepoint: Tracepoint) -> None:
     user = await user_with(client)
     permission = {"collection": "folders", "action": "read", "policy": user.policy}
@@ -47,13 +52,7 @@ async def test_a_product_does_not(client: Client, tracepoint: Tracepoint) -> Non
 
 
 async def test_a_capture_does_not(client: Client, tracepoint: Tracepoint) -> None:
-    async def captured() -> None:
-        response = await client.post(
-            "/v2/epcis/capture", json=document(object_event()), headers=AUTH
-        )
-        assert response.status == 201
-
-    assert not await _changes(tracepoint, captured)
+    assert not await _changes(tracepoint, lambda: _capture_one(client))
 
 
 async def test_more_record_changes_than_worth_reading_count_as_a_change(
@@ -63,3 +62,32 @@ async def test_more_record_changes_than_worth_reading_count_as_a_change(
     assert await _changes(
         tracepoint, lambda: ok(client, "POST", "/items/product", products), most=2
     )
+
+
+async def _applied(tracepoint: Tracepoint, write: Callable[[], Awaitable[object]]) -> bool | None:
+    """What the runner's listener knows of the stretch `write` stored (None: nothing)."""
+    changes = AccessChanges(tracepoint.store)
+    tracepoint.projections.add_listener(changes.applied)
+    before = tracepoint.projections.reached
+    await write()
+    return changes.known(before, tracepoint.projections.reached)
+
+
+async def test_what_the_runner_applied_is_known_to_change_access(
+    client: Client, tracepoint: Tracepoint
+) -> None:
+    assert await _applied(tracepoint, lambda: user_with(client)) is True
+
+
+async def test_a_capture_the_runner_applied_is_known_to_change_nothing(
+    client: Client, tracepoint: Tracepoint
+) -> None:
+    assert await _applied(tracepoint, lambda: _capture_one(client)) is False
+
+
+def test_a_stretch_the_runner_did_not_show_is_not_known(tracepoint: Tracepoint) -> None:
+    changes = AccessChanges(tracepoint.store)
+    changes.applied([], 10, 20)
+    assert changes.known(5, 20) is None
+    assert changes.known(10, 25) is None
+    assert changes.known(12, 20) is False

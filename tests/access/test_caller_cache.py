@@ -156,3 +156,36 @@ def test_a_log_that_moved_without_a_change_of_access_is_answered_without_a_read(
         raise AssertionError("read again")
 
     assert cache.read_through("a", must_not_read) == "alice"
+
+
+def known_cache_on(log: Log, known: dict[tuple[int, int], bool | None]) -> CallerCache:
+    return CallerCache(log.changed, lambda: log.reached, 10, known=lambda a, b: known.get((a, b)))
+
+
+def test_a_stretch_known_to_change_nothing_is_answered_without_reading_the_log() -> None:
+    log = Log()
+    cache = known_cache_on(log, {(0, 1): False})
+    cache.read_through("a", reader("alice"))
+    log.append()
+    assert cache.get("a") == "alice"
+    assert log.reads == []
+
+
+def test_a_stretch_known_to_change_access_forgets_every_value_without_reading_the_log() -> None:
+    log = Log()
+    cache = known_cache_on(log, {(0, 1): True})
+    cache.read_through("a", reader("alice"))
+    log.append(changes_access=True)
+    assert cache.get("a") is MISSING
+    assert log.reads == []
+    assert len(cache) == 0
+
+
+def test_a_stretch_not_known_is_read_from_the_log() -> None:
+    log = Log()
+    cache = known_cache_on(log, {})
+    cache.read_through("a", reader("alice"))
+    log.append()
+    assert cache.get("a") is MISSING
+    cache.settle()
+    assert log.reads == [(0, 1)]
