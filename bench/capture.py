@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from application.runtime import Tracepoint
 from bench.floors import postgresql_copy_floor, sqlite_insert_floor
-from bench.generator import capture_documents
+from bench.generator import EventFactory, capture_documents
 from bench.harness import TOKEN, fresh_database, serving, settings
 from bench.table import Figure, Target
 from domain.epcis.captured_event import CapturedEvent
@@ -70,10 +70,19 @@ async def one_event_latency(database_url: str, route: str, captures: int) -> tup
     return float(p50), float(p95)
 
 
+async def _warm(service: Tracepoint) -> None:
+    """One untimed capture large enough for the analysis workers: a start only begins
+    starting them, and the first large capture would otherwise wait for their imports
+    (seconds on a busy machine), which is start-up, not throughput."""
+    factory = EventFactory(seed=0)
+    await service.epcis.capture.capture(factory.document(factory.events(200)), "rollback", None)
+
+
 async def _client(database_url: str, module: str, *arguments: str) -> str:
     """Serve a fresh service and run a benchmark client against it; its output."""
     service = Tracepoint(settings(database_url))
     await service.start()
+    await _warm(service)
     async with serving(service) as (base, _session):
         client = await asyncio.create_subprocess_exec(
             sys.executable, "-m", module, base, TOKEN, *arguments, stdout=asyncio.subprocess.PIPE
