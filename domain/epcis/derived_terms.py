@@ -13,3 +13,7 @@ class DerivedTerms:
 
     index: EventTerms
     lineage: LineageTerms | None
+
+    def __reduce__(self) -> tuple[type["DerivedTerms"], tuple[EventTerms, LineageTerms | None]]:
+        # A frozen dataclass with slots unpickles through Python-level setattr calls.
+        return (DerivedTerms, (self.index, self.lineage))
