@@ -30,6 +30,7 @@ from infrastructure.settings import Settings
 from tests.databases import (
     PostgresDatabases,
     SQLiteDatabases,
+    create_database,
     drop_databases,
     with_database,
 )
@@ -134,8 +135,7 @@ def postgres_database() -> str:
     """A PostgreSQL database of this test run and worker, dropped at the end of the run."""
     _require_postgres()
     name = _database_name("schemas")
-    with psycopg.connect(SERVER_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+    create_database(SERVER_URL, name)
     return with_database(SERVER_URL, name)
 
 
