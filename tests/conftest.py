@@ -30,6 +30,7 @@ from infrastructure.settings import Settings
 from tests.databases import (
     PostgresDatabases,
     SQLiteDatabases,
+    create_database,
     drop_databases,
     with_database,
 )
@@ -129,13 +130,22 @@ def _logging_as_it_was() -> Iterator[None]:
     logging.captureWarnings(False)
 
 
+def run_database(use: str) -> str:
+    """The URL of a new PostgreSQL database of this run, dropped with its others at its
+    end (all at once: each drop waits for a checkpoint, and drops that wait together
+    share one, see `drop_databases`)."""
+    _require_postgres()
+    name = f"{_database_name(use)}_{secrets.token_hex(4)}"
+    create_database(SERVER_URL, name)
+    return with_database(SERVER_URL, name)
+
+
 @pytest.fixture(scope="session")
 def postgres_database() -> str:
     """A PostgreSQL database of this test run and worker, dropped at the end of the run."""
     _require_postgres()
     name = _database_name("schemas")
-    with psycopg.connect(SERVER_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+    create_database(SERVER_URL, name)
     return with_database(SERVER_URL, name)
 
 

@@ -51,6 +51,20 @@ def with_database(url: str, dbname: str, query: str = "") -> str:
     return urlunsplit((parts.scheme, parts.netloc, "/" + dbname, query, ""))
 
 
+def create_database(server_url: str, name: str) -> None:
+    """Create a database of this test run whose commits do not wait for the disk.
+
+    Waiting for each commit's WAL to reach the disk (`synchronous_commit`, on by default)
+    took most of a started service's time on PostgreSQL: a few ms a commit, and the
+    truncation that empties a kept schema (see `PostgresDatabases`). Only a crash of the
+    server would lose what was committed, and no test crashes the shared server (those
+    that stop one run their own: tests/pg_cluster.py, which turns off fsync as well).
+    """
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
+
+
 def _build(settings: Settings, url: str) -> None:
     """Make the tables these settings' service makes, at `url`, and close again."""
     # With a secret given, the service keeps none of its own in the database.
@@ -184,8 +198,7 @@ class PostgresDatabases:
     def __init__(self, server_url: str, name: str) -> None:
         self._server_url = server_url
         self._name = name
-        with psycopg.connect(server_url, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
+        create_database(server_url, name)
         self._url = with_database(server_url, name)
         self._conn = psycopg.connect(self._url, autocommit=True)
         # In a schema of its own: the service's start would put it in the schema of

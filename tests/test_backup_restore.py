@@ -4,15 +4,12 @@ outside it that cannot be rebuilt), restored into an empty database, then
 
 import asyncio
 import os
-import secrets
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from aiohttp.test_utils import TestClient
 from yarl import URL
@@ -20,8 +17,7 @@ from yarl import URL
 from api.app import create_app
 from application.runtime import Tracepoint
 from tests.access.helpers import ok
-from tests.conftest import AS_CAPTURED, SERVER_URL, _require_postgres, make_settings
-from tests.databases import with_database
+from tests.conftest import AS_CAPTURED, _require_postgres, make_settings, run_database
 from tests.epcis.documents import object_event
 from tests.flows.helpers import capture
 
@@ -31,21 +27,12 @@ BACKED_UP = ("tracepoint_events", "tracepoint_instance", "auth_sessions", "auth_
 
 
 @pytest.fixture
-def databases() -> Iterator[tuple[str, str]]:
+def databases() -> tuple[str, str]:
     """Two new, empty databases: the one backed up and the one restored into."""
     _require_postgres()
     if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:
         pytest.skip("pg_dump and pg_restore are not installed")
-    names = [f"tracepoint_test_backup_{secrets.token_hex(4)}_{use}" for use in ("from", "to")]
-    with psycopg.connect(SERVER_URL, autocommit=True) as admin:
-        for name in names:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield with_database(SERVER_URL, names[0]), with_database(SERVER_URL, names[1])
-    finally:
-        with psycopg.connect(SERVER_URL, autocommit=True) as admin:
-            for name in names:
-                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return run_database("backup_from"), run_database("backup_to")
 
 
 async def _page(client: TestClient[Any, Any], **params: str) -> tuple[list[Any], str]:

@@ -26,7 +26,8 @@ from tests.flows.helpers import flow_to
 from tests.flows.partner import Partner, running_partner
 from tests.pg_cluster import Cluster
 
-pytestmark = pytest.mark.postgres
+#: One worker records the outage for every test (a module fixture is made once a worker).
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("outage")]
 
 #: How long the database is down: longer than a request waits for a connection (5 s),
 #: or the requests would wait the outage out and never see it.

@@ -7,6 +7,9 @@ import pytest
 
 from tests.pg_cluster import Cluster
 
+#: One cluster for both tests: a module fixture is made once a worker.
+pytestmark = pytest.mark.xdist_group("pg-cluster")
+
 
 @pytest.fixture(scope="module")
 def primary() -> Iterator[Cluster]:

@@ -22,11 +22,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 import orjson
-import psycopg
 import pytest
 
-from tests.conftest import ADMIN_TOKEN, AS_CAPTURED, AUTH, SERVER_URL, _require_postgres
-from tests.databases import with_database
+from tests.conftest import ADMIN_TOKEN, AS_CAPTURED, AUTH, run_database
 from tests.epcis.documents import document, object_event
 from tests.flows.partner import Partner, running_partner
 from tests.services import free_port
@@ -91,10 +89,7 @@ def _wait_until_serving(process: Process, seconds: float = 60.0) -> None:
 @pytest.fixture(scope="module")
 def processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Process]]:
     """Three services started together on one new database."""
-    _require_postgres()
-    name = f"tracepoint_test_processes_{secrets.token_hex(4)}"
-    with psycopg.connect(SERVER_URL, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+    database = run_database("processes")
     logs = tmp_path_factory.mktemp("processes")
     started: list[Process] = []
     try:
@@ -105,7 +100,7 @@ def processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Process
             with log.open("wb") as output:
                 popen = subprocess.Popen(
                     [str(CONSOLE_SCRIPT), "serve"],
-                    env=_environment(with_database(SERVER_URL, name), port),
+                    env=_environment(database, port),
                     stdout=output,
                     stderr=subprocess.STDOUT,
                 )
@@ -122,8 +117,6 @@ def processes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Process
             except subprocess.TimeoutExpired:
                 process.popen.kill()
                 process.popen.wait()
-        with psycopg.connect(SERVER_URL, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import contextlib
 import json
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
@@ -21,11 +20,9 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
-from tests.conftest import ADMIN_TOKEN, SERVER_URL, _require_postgres, is_true
-from tests.databases import with_database
+from tests.conftest import ADMIN_TOKEN, is_true, run_database
 from tests.services import answers, free_port, wait_for
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "tracepoint"
@@ -154,15 +151,10 @@ def serve(
     """`tracepoint serve` on a new database of `backend` until the block ends, with
     `environment` added to the test settings (on `port`, else a free one)."""
     port = port or free_port()
-    database = ""
     if backend == "sqlite":
         url = f"sqlite:///{folder / 'tracepoint.db'}"
     else:
-        _require_postgres()
-        database = f"tracepoint_test_console_{secrets.token_hex(4)}"
-        with psycopg.connect(SERVER_URL, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{database}"')
-        url = with_database(SERVER_URL, database)
+        url = run_database("console")
     log = folder / "serve.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
@@ -189,9 +181,6 @@ def serve(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if database:
-            with psycopg.connect(SERVER_URL, autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
 
 def shot(page: Page, served: Served, name: str) -> None:
