@@ -27,6 +27,13 @@ async def partner() -> AsyncIterator[Partner]:
         yield listening
 
 
+def projected_by_the_follower(tracepoint: Tracepoint, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Captures leave their events to the follower, as when another process wrote in
+    between: the events are in the log while their projection is held, and the log's
+    lock is not (a capture projecting its own events holds it until they are in)."""
+    monkeypatch.setattr(tracepoint.projections, "apply_within", lambda conn, saved: False)
+
+
 def held(event: Any) -> bool:
     return getattr(event, "event_id", None) == HELD
 
@@ -58,9 +65,10 @@ async def readable(client: Client, token: str) -> dict[str, datetime]:
 
 
 async def test_a_flows_cursor_stands_only_for_events_the_query_api_returns(
-    client: Client, partner: Partner, monkeypatch: pytest.MonkeyPatch
+    client: Client, tracepoint: Tracepoint, partner: Partner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await capture(client, object_event(), object_event())
+    projected_by_the_follower(tracepoint, monkeypatch)
     flow = await flow_to(client, partner.url, SHIPPING)
     token = await reader(client)
     paused = PausedProjection(monkeypatch, EpcisEventsProjection, held)
@@ -85,11 +93,16 @@ async def test_a_flows_cursor_stands_only_for_events_the_query_api_returns(
 
 
 async def test_a_flow_run_by_another_process_moves_its_cursor_only_over_readable_events(
-    client: Client, partner: Partner, settings: Settings, monkeypatch: pytest.MonkeyPatch
+    client: Client,
+    tracepoint: Tracepoint,
+    partner: Partner,
+    settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if settings.database_url.startswith("sqlite"):
         pytest.skip("an SQLite file is served by one process (docs/operations.md)")
     await capture(client, object_event(), object_event())
+    projected_by_the_follower(tracepoint, monkeypatch)
     flow = await flow_to(client, partner.url, SHIPPING)
     token = await reader(client)
     paused = PausedProjection(monkeypatch, EpcisEventsProjection, held)
