@@ -23,10 +23,11 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool
 
 from domain.aggregate import Aggregate, DomainEvent
-from infrastructure.database import Connection, chunks
+from infrastructure.database import Connection
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.orjson_transcoder import OrjsonTranscoder
 from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder
+from infrastructure.sql_conditions import chunks
 
 __all__ = ["DuplicateAggregate", "EventStore", "LoggedEvent", "log_position", "log_table"]
 

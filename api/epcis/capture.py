@@ -21,8 +21,8 @@ from api.epcis.responses import (
     json_response,
 )
 from api.keys import caller, service
-from application.epcis.capture import (
-    CaptureJobRow,
+from application.epcis.capture import CaptureJobRow
+from application.epcis.capture_outcomes import (
     CaptureLimitExceeded,
     EventIdConflict,
     InvalidDocument,

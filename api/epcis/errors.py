@@ -11,7 +11,11 @@ from api.epcis.documents import DocumentRejected, located
 from api.epcis.negotiation import NotAcceptable
 from api.epcis.responses import epcis_exception, invalid_document
 from application.access.event_scope import AuthenticationRequired
-from application.epcis.capture import CaptureLimitExceeded, EventIdConflict, InvalidDocument
+from application.epcis.capture_outcomes import (
+    CaptureLimitExceeded,
+    EventIdConflict,
+    InvalidDocument,
+)
 from application.epcis.event_queries import QueryTooLarge
 from application.epcis.named_queries import UnknownQuery
 from application.epcis.page_tokens import InvalidPageToken

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from application.epcis.capture import CaptureService, EventIdConflict, InvalidDocument
+from application.epcis.capture import CaptureService
+from application.epcis.capture_outcomes import EventIdConflict, InvalidDocument
 from domain.epcis.single_event import event_document, in_event, shape_violation
 from domain.epcis.timestamps import format_record_time
 

@@ -25,7 +25,7 @@ from domain.epcis.master_data_query import (
     vocabulary_list,
 )
 from domain.gs1 import canonical_epc
-from infrastructure.database import chunks
+from infrastructure.sql_conditions import chunks
 from projections.epcis.vocabulary_reader import VocabularyReader
 
 #: Records read (and looked up among the captured master data) per statement.

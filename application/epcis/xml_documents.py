@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from application.blocking import BlockingRunner
-from application.epcis.capture import CaptureLimitExceeded, InvalidDocument
+from application.epcis.capture_outcomes import CaptureLimitExceeded, InvalidDocument
 from domain.epcis.cbv_format import CbvXmlFormat, cbv_values_for_xml
 from infrastructure.epcis_xml import (
     TooManyEvents,

@@ -41,9 +41,10 @@ from domain.epcis.outbound import COMMISSIONING, all_referenced, capture_documen
 from domain.epcis.timestamps import timestamp_micros
 from domain.masterdata.outbound_flows import EPCIS_OUTBOUND_FLOW, EPCIS_OUTBOUND_FLOW_RUN
 from domain.records.record import Record
-from infrastructure.database import Database, chunks
+from infrastructure.database import Database
 from infrastructure.event_store import DuplicateAggregate, EventStore
 from infrastructure.http_push import HttpPush, PushResult
+from infrastructure.sql_conditions import chunks
 from projections.epcis.event_reader import EpcisEventReader, PageRow
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from application.epcis.capture import CaptureService, EventIdConflict, InvalidDocument
+from application.epcis.capture import CaptureService
+from application.epcis.capture_outcomes import EventIdConflict, InvalidDocument
 from application.errors import Forbidden, InvalidPayload
 from application.items.rules import Item
 from application.items.service import ItemsService

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.codes.exports import ExportedCode
-from infrastructure.database import Database, any_of, chunks, in_list
+from infrastructure.database import Database
+from infrastructure.sql_conditions import any_of, chunks, in_list
 
 _CODES = "unique_code"
 

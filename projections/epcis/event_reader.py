@@ -8,7 +8,8 @@ from domain.epcis.attribute_parameters import AttributeMatch
 from domain.epcis.event_query import EventQuery
 from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
-from infrastructure.database import Database, Dialect, glob_condition, in_list
+from infrastructure.database import Database, Dialect
+from infrastructure.sql_conditions import glob_condition, in_list
 from projections.epcis.field_order import field_order_page, row_sort_key
 from projections.epcis.position_pages import positions_first, split_conditions
 from projections.epcis.stored_documents import log_join, stored_document

@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from infrastructure.database import in_list
+from infrastructure.sql_conditions import in_list
 
 #: The order key of an event without the field ordered by: below every real value.
 NO_VALUE = -1e300

@@ -7,7 +7,8 @@ from typing import Any
 
 from domain.epcis.event_query import EventQuery
 from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF, TRANSFORMED_INTO
-from infrastructure.database import Connection, Database, any_of, chunks
+from infrastructure.database import Connection, Database
+from infrastructure.sql_conditions import any_of, chunks
 from projections.epcis.event_reader import scope_condition
 
 #: Identifiers per statement: one array (PostgreSQL) or JSON text (SQLite) parameter.

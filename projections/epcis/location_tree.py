@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from domain.gs1.digital_link import GS1_RESOLVER
 from domain.masterdata.locations import location_place
-from infrastructure.database import Database, in_list
+from infrastructure.database import Database
+from infrastructure.sql_conditions import in_list
 
 _GLN = re.compile(r"/414/([0-9]{13})(?:/|$)")
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from domain.epcis.capture_job import CaptureJob
 from domain.epcis.curies import event_namespaces
-from infrastructure.database import Connection, Database, chunks, in_list
+from infrastructure.database import Connection, Database
 from infrastructure.event_store import LoggedEvent
+from infrastructure.sql_conditions import chunks, in_list
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS epcis_prefixes (

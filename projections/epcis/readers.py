@@ -8,7 +8,8 @@ import orjson
 
 from domain.collections.schema import Collection, Field, FieldType
 from domain.collections.selection import is_concealed
-from infrastructure.database import Database, in_list
+from infrastructure.database import Database
+from infrastructure.sql_conditions import in_list
 
 
 @dataclass(frozen=True)

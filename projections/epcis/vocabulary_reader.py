@@ -10,7 +10,8 @@ from domain.epcis.collection_vocabulary import CollectionVocabulary, FieldTest, 
 from domain.epcis.master_data import PLACES, VocabularyElement
 from domain.epcis.master_data_query import MasterDataQuery
 from domain.gs1 import canonical_epc
-from infrastructure.database import Database, in_list
+from infrastructure.database import Database
+from infrastructure.sql_conditions import in_list
 
 Accounts = Sequence[str] | None
 
