@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Iterator
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from bench.floors import postgresql_copy_floor, sqlite_insert_floor
 from bench.generator import EventFactory, capture_documents
 from bench.harness import TOKEN, fresh_database, serving, settings

@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from bench.harness import fresh_database, settings
 from domain.access.policies import SYSTEM
 from domain.collections.item_query import ItemQuery

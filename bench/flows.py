@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from bench.generator import EventFactory
 from bench.harness import fresh_database, serving, settings
 

@@ -13,8 +13,8 @@ import aiohttp
 import psycopg
 from aiohttp import web
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 
 SERVER_URL = os.environ.get(

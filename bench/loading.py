@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from bench.generator import EventFactory
 
 #: Events per captured document: the bench's capture limit is 20,000.

@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from application.blocking import BlockingRunner
 from application.epcis.master_data_queries import MasterDataQueryService, QueryTooLarge
+from application.service.blocking import BlockingRunner
 from bench.harness import fresh_database
 from bench.item_search import Products, load
 from domain.access.policies import Accountability, PolicyGrant

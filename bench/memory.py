@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 # The service is imported inside the functions, as the `tracepoint` command does
-# (api/launcher.py): the analysis workers import this module when they start, and must
+# (api/service/launcher.py): the analysis workers import this module when they start, and must
 # not carry the whole service with them, or the figure is not the service's.
 
 EVENTS = 10_000
@@ -46,7 +46,7 @@ def body_of(kind: str) -> bytes:
 
 async def main(database_url: str, kind: str, body: bytes) -> None:
     """Start the service, capture one large document over HTTP, report the peak memory."""
-    from application.runtime import Tracepoint
+    from application.service.runtime import Tracepoint
     from bench.harness import serving, settings
 
     service = Tracepoint(settings(database_url))

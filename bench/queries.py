@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 
 from application.access.event_scope import rule_scope
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from bench.generator import CARRIERS, EventFactory
 from bench.harness import serving, settings
 from bench.loading import Loaded, load

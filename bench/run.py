@@ -17,7 +17,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from bench import capture, disk
 from bench.harness import fresh_database, settings
 from bench.loading import load

@@ -17,7 +17,7 @@ import statistics
 import time
 from typing import Any
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from bench.generator import NAMESPACES, EventFactory
 from bench.harness import fresh_database, serving, settings
 from domain.epcis.captured_event import CapturedEvent

@@ -23,9 +23,9 @@ import pytest
 from aiohttp import web_app
 from aiohttp.test_utils import TestClient
 
-from api.app import create_app
 from api.logs.formats import SecretMasking
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.databases import (
     PostgresDatabases,

@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 import psycopg
 from pydantic import SecretStr
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.masterdata.references import REFERENCE_COLLECTIONS
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.settings import Settings

@@ -14,8 +14,8 @@ import pytest
 from aiohttp.test_utils import TestClient
 from yarl import URL
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from tests.access.helpers import ok
 from tests.conftest import AS_CAPTURED, _require_postgres, make_settings, run_database
 from tests.epcis.documents import object_event

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from tests.conftest import make_settings

@@ -11,8 +11,8 @@ import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from projections.epcis.events import EpcisEventsProjection
 from tests.access.helpers import Client, code, user_with

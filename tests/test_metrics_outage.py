@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.conftest import make_settings
 from tests.pg_cluster import Cluster
 from tests.test_metrics import DATABASE_PARTS

@@ -9,8 +9,8 @@ from aiohttp import web
 from eventsourcing.persistence import OperationalError as StoreOperationalError
 from psycopg_pool import PoolTimeout
 
-from api.middleware import errors
-from application.errors import DatabaseUnavailable, as_unavailable
+from api.platform.middleware import errors
+from application.service.errors import DatabaseUnavailable, as_unavailable
 
 
 def raised_from(cause: BaseException, wrapper: BaseException) -> BaseException:

@@ -18,8 +18,8 @@ import psycopg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from tests.conftest import AS_CAPTURED, AUTH, make_settings
 from tests.epcis.documents import document, object_event
 from tests.flows.helpers import flow_to
@@ -292,7 +292,7 @@ def test_the_log_has_no_traceback(recording: Recording) -> None:
 def test_each_background_worker_logs_one_line_when_the_outage_starts_and_one_when_it_ends(
     recording: Recording,
 ) -> None:
-    lines = [r.getMessage() for r in recording.logs if r.name == "application.outages"]
+    lines = [r.getMessage() for r in recording.logs if r.name == "application.operations.outages"]
     workers = [line.split(":")[0] for line in lines]
     assert workers, "no worker met the outage"
     for worker in set(workers):

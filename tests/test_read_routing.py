@@ -7,8 +7,8 @@ from typing import Any, cast
 
 import pytest
 
-from application.blocking import BlockingRunner
-from application.read_routing import ReadRouting
+from application.operations.read_routing import ReadRouting
+from application.service.blocking import BlockingRunner
 from infrastructure.replicas import current_route
 from infrastructure.write_positions import WritePositions
 
@@ -61,7 +61,7 @@ async def test_failing_to_note_writes_logs_one_line_per_caller_and_period(
     blocking: BlockingRunner, caplog: pytest.LogCaptureFixture
 ) -> None:
     reads = _routing(blocking, [0.0])
-    with caplog.at_level(logging.WARNING, logger="application.read_routing"):
+    with caplog.at_level(logging.WARNING, logger="application.operations.read_routing"):
         for _ in range(3):
             await reads.wrote("alice")
     assert len(caplog.records) == 1

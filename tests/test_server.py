@@ -4,7 +4,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 
 
 async def test_ping_answers_pong(client: TestClient[Any, Any]) -> None:

@@ -5,11 +5,11 @@ from typing import Any
 from aiohttp import web
 
 from api.access import pages
-from api.keys import service
-from api.platform_requests import REFRESH_COOKIE, SESSION_COOKIE, client_ip, read_json
-from api.platform_responses import data_response, no_content
+from api.platform.keys import service
+from api.platform.requests import REFRESH_COOKIE, SESSION_COOKIE, client_ip, read_json
+from api.platform.responses import data_response, no_content
 from application.access.authentication import MODES, Mode, SignIn
-from application.errors import InvalidPayload
+from application.service.errors import InvalidPayload
 
 routes = web.RouteTableDef()
 

@@ -5,10 +5,10 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from api.families import is_epcis
-from api.keys import ACCOUNTABILITY, service
-from api.platform_requests import client_ip, extract_token, with_agent
-from application.errors import Forbidden
+from api.platform.families import is_epcis
+from api.platform.keys import ACCOUNTABILITY, service
+from api.platform.requests import client_ip, extract_token, with_agent
+from application.service.errors import Forbidden
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -34,7 +34,7 @@ async def platform_authentication(request: web.Request, handler: Handler) -> web
         # The console's files are public; its scripts call the API with the session.
         return await handler(request)
     if request.path == "/metrics":
-        # Its own guard: a scraper's metrics token is no access token (api/metrics.py).
+        # Its own guard: a scraper's metrics token is no access token (api/operations/metrics.py).
         return await handler(request)
     tracepoint = service(request)
     caller = await tracepoint.access.authenticator.caller(

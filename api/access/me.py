@@ -3,12 +3,12 @@
 from aiohttp import web
 
 from api.items.collection_views import KEY
-from api.keys import caller, service
-from api.platform_requests import item_key, item_query, read_json
-from api.platform_responses import data_response, no_content
+from api.platform.keys import caller, service
+from api.platform.requests import item_key, item_query, read_json
+from api.platform.responses import data_response, no_content
 from application.access.my_permissions import permissions_summary
 from application.access.system_collections import EXTRA_PERMISSION_COLLECTIONS
-from application.errors import Forbidden, InvalidCredentials
+from application.service.errors import Forbidden, InvalidCredentials
 
 routes = web.RouteTableDef()
 

@@ -11,8 +11,8 @@ from html import escape
 
 from aiohttp import web
 
-from api.platform_responses import STATUS
-from application.errors import Forbidden, InvalidPayload, PlatformError
+from api.platform.responses import STATUS
+from application.service.errors import Forbidden, InvalidPayload, PlatformError
 
 routes = web.RouteTableDef()
 

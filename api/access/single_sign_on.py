@@ -6,8 +6,8 @@ from typing import Any
 from aiohttp import web
 
 from api.access.auth import set_cookie, set_sign_in_cookie, signed_in_response
-from api.keys import service
-from api.platform_requests import client_ip
+from api.platform.keys import service
+from api.platform.requests import client_ip
 from application.access.single_sign_on import FLOW_LIFETIME, failure_location
 
 routes = web.RouteTableDef()

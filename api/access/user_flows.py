@@ -6,10 +6,10 @@ from typing import Any
 from aiohttp import web
 
 from api.access import pages
-from api.keys import caller, service
-from api.platform_requests import client_ip, read_json
-from api.platform_responses import data_response, no_content
-from application.errors import InvalidPayload
+from api.platform.keys import caller, service
+from api.platform.requests import client_ip, read_json
+from api.platform.responses import data_response, no_content
+from application.service.errors import InvalidPayload
 
 routes = web.RouteTableDef()
 

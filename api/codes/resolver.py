@@ -7,10 +7,10 @@ import math
 import orjson
 from aiohttp import web
 
-from api.keys import TRACEPOINT
-from api.platform_requests import client_ip
+from api.platform.keys import TRACEPOINT
+from api.platform.requests import client_ip
 from application.codes.resolver import ScanRequest
-from application.errors import InvalidQuery
+from application.service.errors import InvalidQuery
 
 routes = web.RouteTableDef()
 

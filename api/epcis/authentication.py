@@ -5,13 +5,13 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from api.cors import CORS_POLICY
 from api.epcis.errors import InvalidStaticToken
 from api.epcis.subscriptions import wants_websocket
-from api.families import EPCIS_PREFIX, is_epcis
-from api.keys import ACCOUNTABILITY, EVENT_SCOPE, service
-from api.platform_requests import SESSION_COOKIE, client_ip, with_agent
-from application.errors import Forbidden, PlatformError
+from api.operations.cors import CORS_POLICY
+from api.platform.families import EPCIS_PREFIX, is_epcis
+from api.platform.keys import ACCOUNTABILITY, EVENT_SCOPE, service
+from api.platform.requests import SESSION_COOKIE, client_ip, with_agent
+from application.service.errors import Forbidden, PlatformError
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

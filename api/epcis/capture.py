@@ -20,14 +20,14 @@ from api.epcis.responses import (
     invalid_document,
     json_response,
 )
-from api.keys import caller, service
+from api.platform.keys import caller, service
 from application.epcis.capture import CaptureJobRow
 from application.epcis.capture_outcomes import (
     CaptureLimitExceeded,
     EventIdConflict,
     InvalidDocument,
 )
-from application.errors import NotFound
+from application.service.errors import NotFound
 from domain.epcis.capture_job import ErrorBehaviour
 
 routes = web.RouteTableDef()

@@ -8,8 +8,8 @@ from importlib.metadata import PackageNotFoundError, version
 from aiohttp import hdrs, web
 
 from api.epcis.negotiation import VERSION
-from api.families import is_epcis
-from api.keys import caller, event_scope, service
+from api.platform.families import is_epcis
+from api.platform.keys import caller, event_scope, service
 from application.access.event_scope import reads_by_rule
 from domain.epcis.cbv_format import CbvXmlFormat
 from domain.epcis.epc_format import EpcFormat

@@ -6,7 +6,7 @@ import orjson
 from aiohttp import web
 
 from api.epcis.responses import epcis_exception, invalid_document
-from api.keys import service
+from api.platform.keys import service
 from domain.epcis.violations import Violation
 from domain.epcis.xml_paths import XmlPlaces
 

@@ -19,7 +19,7 @@ from application.epcis.capture_outcomes import (
 from application.epcis.event_queries import QueryTooLarge
 from application.epcis.named_queries import UnknownQuery
 from application.epcis.page_tokens import InvalidPageToken
-from application.errors import (
+from application.service.errors import (
     AlreadyExists,
     DatabaseUnavailable,
     Forbidden,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from api.epcis.documents import JSON_MEDIA_TYPES, XML_MEDIA_TYPES
-from api.families import is_epcis
+from api.platform.families import is_epcis
 from domain.epcis.cbv_format import CbvXmlFormat, UnknownCbvFormat, parse_cbv_xml_format
 from domain.epcis.epc_format import (
     DEFAULT_EPC_FORMAT,

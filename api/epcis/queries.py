@@ -12,10 +12,10 @@ from api.epcis.negotiation import NotAcceptable, negotiated
 from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
 from api.epcis.subscriptions import stream_events, wants_websocket
 from api.epcis.xml_responses import wants_xml, xml_query_document
-from api.keys import caller, event_scope, service
+from api.platform.keys import caller, event_scope, service
 from application.epcis.event_queries import PAGING_PARAMETERS, EventPage
 from application.epcis.named_queries import NamedQueryRow
-from application.errors import InvalidRequest, NotFound
+from application.service.errors import InvalidRequest, NotFound
 from domain.epcis.epc_format import applied_format
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.master_data_query import MASTER_DATA_QUERY, query_type, vocabulary_document

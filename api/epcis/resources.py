@@ -10,9 +10,9 @@ from aiohttp import web
 from api.epcis.negotiation import negotiated
 from api.epcis.queries import page_response
 from api.epcis.responses import json_response
-from api.keys import event_scope, service
+from api.platform.keys import event_scope, service
 from application.epcis.event_queries import PAGING_PARAMETERS
-from application.errors import NotFound
+from application.service.errors import NotFound
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.outbound import EPCIS_CONTEXT
 from domain.epcis.query_curies import extension_prefixes

@@ -11,8 +11,8 @@ from aiohttp import web
 from api.epcis.negotiation import negotiated
 from api.epcis.responses import EPCIS_VERSION_HEADERS, json_response
 from api.epcis.xml_responses import wants_xml
-from api.keys import caller, service
-from application.errors import NotFound
+from api.platform.keys import caller, service
+from application.service.errors import NotFound
 from domain.epcis.epc_format import applied_format
 from domain.epcis.subscriptions import SubscriptionControlsError, parse_subscription
 from domain.epcis.timestamps import parse_timestamp

@@ -4,8 +4,8 @@ from typing import Any
 
 from aiohttp import web
 
-from api.keys import caller, service
-from api.platform_responses import data_response
+from api.platform.keys import caller, service
+from api.platform.responses import data_response
 from application.epcis.lineage import TraceEdge, TraceNode
 
 routes = web.RouteTableDef()

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from api.epcis.documents import XML_MEDIA_TYPES
 from api.epcis.negotiation import negotiated
-from api.keys import service
+from api.platform.keys import service
 from application.epcis.event_queries import EventPage
 
 

@@ -6,9 +6,9 @@ import dataclasses
 from aiohttp import web
 
 from api.items.collection_views import KEY
-from api.keys import caller, service
-from api.platform_requests import item_key, item_query
-from api.platform_responses import data_response
+from api.platform.keys import caller, service
+from api.platform.requests import item_key, item_query
+from api.platform.responses import data_response
 
 routes = web.RouteTableDef()
 

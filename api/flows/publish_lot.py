@@ -3,9 +3,9 @@
 from aiohttp import web
 
 from api.items.collection_views import KEY
-from api.keys import caller, service
-from api.platform_requests import item_key
-from api.platform_responses import data_response
+from api.platform.keys import caller, service
+from api.platform.requests import item_key
+from api.platform.responses import data_response
 
 routes = web.RouteTableDef()
 

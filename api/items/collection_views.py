@@ -9,10 +9,10 @@ from typing import Any
 from aiohttp import web
 
 from api.items.exports import export_response
-from api.keys import caller, service
-from api.platform_requests import as_of, item_key, item_query, read_json, search_query
-from api.platform_responses import data_response, no_content
-from application.errors import InvalidPayload
+from api.platform.keys import caller, service
+from api.platform.requests import as_of, item_key, item_query, read_json, search_query
+from api.platform.responses import data_response, no_content
+from application.service.errors import InvalidPayload
 from domain.collections.item_query import ItemQuery
 
 View = Callable[[web.Request], Coroutine[Any, Any, web.StreamResponse]]

@@ -7,7 +7,7 @@ percent-encoded (see `KEY`). System collections are served at their own paths, n
 from aiohttp import web
 
 from api.items.collection_views import add_collection_routes, collection_views
-from application.errors import Forbidden
+from application.service.errors import Forbidden
 from domain.masterdata.catalogue import MASTER_DATA_COLLECTIONS
 from domain.masterdata.tenancy import ACCOUNT
 

@@ -4,9 +4,9 @@ code, so every write on them is FORBIDDEN."""
 
 from aiohttp import web
 
-from api.keys import caller, service
-from api.platform_responses import data_response
-from application.errors import Forbidden
+from api.platform.keys import caller, service
+from api.platform.responses import data_response
+from application.service.errors import Forbidden
 
 routes = web.RouteTableDef()
 

@@ -13,11 +13,11 @@ from urllib.parse import quote
 from aiohttp import BodyPartReader, hdrs, web
 
 from api.items.collection_views import KEY, collection_views
-from api.keys import caller, service
-from api.platform_requests import item_key, item_query, read_json, search_query
-from api.platform_responses import data_response, no_content
-from application.errors import InvalidPayload
+from api.platform.keys import caller, service
+from api.platform.requests import item_key, item_query, read_json, search_query
+from api.platform.responses import data_response, no_content
 from application.items.files import FormPart
+from application.service.errors import InvalidPayload
 from domain.access.collections import FILES
 
 #: Bytes read from the request per step of an upload.

@@ -7,9 +7,9 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from api.keys import caller, service
-from application.errors import InvalidQuery
+from api.platform.keys import caller, service
 from application.items.paged_lists import PRODUCTS, SUPPLIERS, PagedList, camel, read_page
+from application.service.errors import InvalidQuery
 
 PER_PAGE_DEFAULT = 50
 PER_PAGE_MAX = 200

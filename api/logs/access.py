@@ -3,9 +3,9 @@
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
-from api.keys import ACCOUNTABILITY
 from api.logs.context import request_id
 from api.logs.masking import mask_target
+from api.platform.keys import ACCOUNTABILITY
 
 
 class AccessLogger(AbstractAccessLogger):

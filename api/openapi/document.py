@@ -12,7 +12,6 @@ from typing import Any
 from aiohttp import hdrs, web
 
 from api.epcis.discovery import vendor_version
-from api.families import EPCIS_PREFIX
 from api.openapi import epcis_routes, platform_routes
 from api.openapi.collection_routes import (
     collection_bases,
@@ -23,6 +22,7 @@ from api.openapi.collection_routes import (
 )
 from api.openapi.operation import Json, Operation
 from api.openapi.shapes import PLATFORM_ERROR, PROBLEM, item_schema
+from api.platform.families import EPCIS_PREFIX
 from domain.collections.schema import Schema
 
 #: Methods OpenAPI 3.1 has a field for; SEARCH goes under `x-additionalOperations`, the

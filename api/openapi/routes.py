@@ -6,8 +6,8 @@ import weakref
 import orjson
 from aiohttp import web
 
-from api.keys import caller, service
 from api.openapi.document import build_document
+from api.platform.keys import caller, service
 
 routes = web.RouteTableDef()
 

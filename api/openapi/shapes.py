@@ -3,7 +3,7 @@ catalogue), the two families' envelopes and error shapes."""
 
 from typing import Any
 
-from api.platform_responses import STATUS
+from api.platform.responses import STATUS
 from domain.collections.schema import Collection, Field, FieldType, Schema
 
 Json = dict[str, Any]

@@ -6,7 +6,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from application.access.caller_cache import MISSING, CallerCache
-from application.blocking import BlockingRunner
+from application.service.blocking import BlockingRunner
 from domain.access.policies import Accountability, PolicyGrant, applicable
 from projections.access.reader import AccessReader, UserCredentials
 

@@ -7,7 +7,7 @@ policies together, so the check looks at all four as the change would leave them
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from application.errors import Unprocessable
+from application.service.errors import Unprocessable
 from domain.records.record import Record
 from projections.access.reader import MAX_ROLE_DEPTH, AccessReader
 

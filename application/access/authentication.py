@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from application.access.accountability import AccessService
 from application.access.throttle import Attempt, Throttle
-from application.blocking import BlockingRunner
-from application.errors import (
+from application.service.blocking import BlockingRunner
+from application.service.errors import (
     InvalidCredentials,
     InvalidOtp,
     InvalidPayload,

@@ -5,8 +5,8 @@ from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
-from application.blocking import BlockingRunner
-from application.errors import Forbidden
+from application.service.blocking import BlockingRunner
+from application.service.errors import Forbidden
 from domain.access.policies import Accountability
 from domain.collections.filters import Filter, parse_filter
 from domain.collections.query_errors import FieldForbidden, QueryError

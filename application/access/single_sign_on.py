@@ -16,8 +16,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from application.access.authentication import MODES, Authenticator, Mode, SignIn
-from application.blocking import BlockingRunner
-from application.errors import (
+from application.items.service import ItemsService
+from application.items.unit_of_work import Origin
+from application.service.blocking import BlockingRunner
+from application.service.errors import (
     InvalidCredentials,
     InvalidForeignKey,
     InvalidPayload,
@@ -28,8 +30,6 @@ from application.errors import (
     RecordNotUnique,
     ServiceUnavailable,
 )
-from application.items.service import ItemsService
-from application.items.unit_of_work import Origin
 from domain.access.policies import SYSTEM
 from domain.access.providers import Provider, Providers, redirect_target
 from domain.collections.item_query import ItemQuery

@@ -8,9 +8,9 @@ from typing import Any
 
 from application.access.event_scope import EPCIS_EVENTS, EventScopes
 from application.access.outbox import Outbox
-from application.blocking import BlockingRunner
-from application.errors import InvalidPayload
 from application.items.rules import CollectionRules, Item
+from application.service.blocking import BlockingRunner
+from application.service.errors import InvalidPayload
 from domain.access.collections import ACTIONS, normalise_email
 from domain.access.policies import Accountability
 from domain.collections.coercion import format_datetime

@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from application.blocking import BlockingRunner
-from application.errors import RequestsExceeded
+from application.service.blocking import BlockingRunner
+from application.service.errors import RequestsExceeded
 from domain.access.backoff import Backoff
 from infrastructure.attempt_store import AttemptStore
 

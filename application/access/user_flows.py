@@ -13,16 +13,16 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from application.access.outbox import Outbox
 from application.access.throttle import Throttle
-from application.blocking import BlockingRunner
-from application.errors import (
+from application.items.service import ItemsService
+from application.items.unit_of_work import Origin
+from application.service.blocking import BlockingRunner
+from application.service.errors import (
     Forbidden,
     InvalidCredentials,
     InvalidPayload,
     RecordNotUnique,
     RequestsExceeded,
 )
-from application.items.service import ItemsService
-from application.items.unit_of_work import Origin
 from domain.access.collections import normalise_email
 from domain.access.policies import SYSTEM, Accountability
 from domain.access.providers import DEFAULT_PROVIDER

@@ -23,10 +23,10 @@ from application.access.system_collections import (
 )
 from application.access.throttle import SignInLocks, Throttle
 from application.access.user_flows import FlowSettings, UserFlows, allow_list
-from application.blocking import BlockingRunner
-from application.core import Core
 from application.items.rules import CollectionRules
 from application.items.service import ItemsService
+from application.service.blocking import BlockingRunner
+from application.service.core import Core
 from domain.access.backoff import Backoff
 from domain.access.providers import Providers
 from infrastructure.access_tokens import AccessTokens

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from application.monitoring import Metrics, NoMetrics
-from application.service_records import live_record
+from application.operations.monitoring import Metrics, NoMetrics
+from application.operations.service_records import live_record
 from domain.codes.character_sets import alphabet
 from domain.codes.chunk import CodeChunk
 from domain.codes.plans import ENUMERABLE_SPACE, JobPlan, PlanError, plan_job, product_gtin

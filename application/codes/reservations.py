@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from application.blocking import BlockingRunner, entered
 from application.codes.jobs import IdentifierJobs
 from application.codes.pools import CodePools
 from application.items.files import FilesService
-from application.service_records import change_record, live_record
+from application.operations.service_records import change_record, live_record
+from application.service.blocking import BlockingRunner, entered
 from domain.codes.chunk import CodeChunk
 from domain.codes.exports import EXPORT_TYPES, export_codes, extension, media_type
 from domain.collections.coercion import format_datetime

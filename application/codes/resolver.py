@@ -12,10 +12,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from application.access.throttle import Throttle
-from application.blocking import BlockingRunner
 from application.items.rules import Item
 from application.items.service import ItemsService
-from application.read_model_follower import ReadModelFollower
+from application.service.blocking import BlockingRunner
+from application.service.read_model_follower import ReadModelFollower
 from domain.codes.integrity import DuplicateThresholds, Finding, PriorScan, ScanFacts, findings
 from domain.codes.link_paths import ScannedKey, parse_scan_path
 from domain.codes.scan import Scan

@@ -4,8 +4,8 @@ they are asked for and fixed once work on them starts; codes changed in their ch
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from application.errors import InvalidPayload
 from application.items.rules import CollectionRules, Item, Related
+from application.service.errors import InvalidPayload
 from domain.codes.chunk import CodeChunk
 from domain.codes.plans import PlanError, plan_job, product_gtin
 from domain.masterdata.codes import CODE_RESERVATION, IDENTIFIER_JOB

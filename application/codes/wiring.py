@@ -15,10 +15,10 @@ from application.codes.rules import (
     UniqueCodeRules,
 )
 from application.codes.work import CodeWork
-from application.core import Core
 from application.items.files import FilesService
 from application.items.rules import BulkItems, CollectionRules
 from application.items.service import ItemsService
+from application.service.core import Core
 from domain.codes.integrity import DuplicateThresholds
 from domain.codes.reserved import RESERVED_SEGMENTS
 from projections.codes.reader import CodeReader

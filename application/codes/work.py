@@ -1,9 +1,9 @@
 """The codes' background work: run waiting jobs and reservations, and refill pools."""
 
-from application.blocking import BlockingRunner
 from application.codes.jobs import IdentifierJobs
 from application.codes.pools import CodePools
 from application.codes.reservations import CodeReservations
+from application.service.blocking import BlockingRunner
 from projections.runner import ProjectionRunner
 
 

@@ -11,7 +11,6 @@ from typing import Any
 import orjson
 
 from application.access.event_scope import reads_by_rule
-from application.blocking import BlockingRunner
 from application.epcis.analysis import EventAnalyser, EventAnalysis, Misnamed, Unnamed
 from application.epcis.capture_outcomes import (
     CaptureLimitExceeded,
@@ -22,8 +21,9 @@ from application.epcis.capture_outcomes import (
 )
 from application.epcis.collector_pause import collector_paused
 from application.epcis.earlier_identities import EarlierIdentities
-from application.monitoring import Metrics, NoMetrics
-from application.read_model_follower import ReadModelFollower
+from application.operations.monitoring import Metrics, NoMetrics
+from application.service.blocking import BlockingRunner
+from application.service.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability
 from domain.epcis.capture_job import CaptureJob, ErrorBehaviour
 from domain.epcis.captured_event import CapturedEvent

@@ -3,7 +3,7 @@ the organisations' master data."""
 
 from collections.abc import Sequence
 
-from application.blocking import BlockingRunner
+from application.service.blocking import BlockingRunner
 from domain.epcis.epc_format import (
     Converter,
     EpcFormat,

@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from application.access.event_scope import EventScope
-from application.blocking import BlockingRunner
 from application.epcis.page_tokens import PageCursor, PageTokens, fingerprint
 from application.epcis.query_prefixes import QueryPrefixes
+from application.service.blocking import BlockingRunner
 from domain.epcis.event_contexts import in_one_document
 from domain.epcis.event_query import (
     EventQuery,

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from application.access.event_scope import EventScope, EventScopes
-from application.blocking import BlockingRunner
-from application.errors import InvalidQuery
+from application.service.blocking import BlockingRunner
+from application.service.errors import InvalidQuery
 from domain.access.policies import Accountability
 from domain.epcis.lineage_terms import (
     CONTAINED_IN,

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from application.blocking import BlockingRunner
 from application.epcis.event_queries import QueryTooLarge
+from application.service.blocking import BlockingRunner
 from domain.access.policies import Accountability
 from domain.epcis.collection_vocabulary import (
     COLLECTION_VOCABULARIES,

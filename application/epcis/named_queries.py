@@ -7,10 +7,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from application.access.event_scope import EventScope
-from application.blocking import BlockingRunner
 from application.epcis.event_queries import EventPage, EventQueryService
 from application.epcis.master_data_queries import MasterDataQueryService, VocabularyAnswer
-from application.errors import (
+from application.items.rules import CollectionRules, Item
+from application.items.service import ItemsService
+from application.service.blocking import BlockingRunner
+from application.service.errors import (
     AlreadyExists,
     Forbidden,
     InvalidPayload,
@@ -18,8 +20,6 @@ from application.errors import (
     NotFound,
     RecordNotUnique,
 )
-from application.items.rules import CollectionRules, Item
-from application.items.service import ItemsService
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.item_query import ItemQuery
 from domain.epcis.curies import context_prefixes

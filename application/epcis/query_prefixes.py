@@ -4,7 +4,7 @@ refused, not guessed. Queries and partner read rules read CURIEs this one way.""
 
 from collections.abc import Collection, Mapping, Sequence
 
-from application.blocking import BlockingRunner
+from application.service.blocking import BlockingRunner
 from domain.epcis.query_curies import PrefixBindings, expand_query, query_prefixes
 from projections.epcis.prefixes import PrefixReader
 

@@ -5,11 +5,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from application.access.event_scope import EventScope
-from application.blocking import BlockingRunner
 from application.epcis.epc_formats import EpcFormatService
 from application.epcis.event_queries import EventPage, EventQueryService
 from application.epcis.page_tokens import PageTokens, fingerprint
-from application.errors import NotFound
+from application.service.blocking import BlockingRunner
+from application.service.errors import NotFound
 from domain.epcis.epc_format import DEFAULT_EPC_FORMAT, EpcFormat
 from domain.epcis.event_query import QueryParameterError
 from domain.epcis.resources import (

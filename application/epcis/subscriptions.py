@@ -21,7 +21,6 @@ from typing import Any
 
 from application.access.accountability import AccessService
 from application.access.event_scope import EventScope, EventScopes
-from application.blocking import BlockingRunner, entered
 from application.epcis.delivery import (
     DeliverySettings,
     Expand,
@@ -41,10 +40,11 @@ from application.epcis.subscription_records import (
 )
 from application.epcis.subscription_schedules import cron_trigger, next_fire
 from application.epcis.xml_documents import XmlDocuments
-from application.errors import Forbidden, NotFound, as_unavailable
-from application.monitoring import Metrics, NoMetrics
-from application.read_model_follower import ReadModelFollower
-from application.service_records import change_record, live_record
+from application.operations.monitoring import Metrics, NoMetrics
+from application.operations.service_records import change_record, live_record
+from application.service.blocking import BlockingRunner, entered
+from application.service.errors import Forbidden, NotFound, as_unavailable
+from application.service.read_model_follower import ReadModelFollower
 from domain.access.policies import Accountability
 from domain.collections.coercion import format_datetime
 from domain.collections.schema import Collection

@@ -6,7 +6,6 @@ from pathlib import Path
 
 from application.access.accountability import AccessService
 from application.access.event_scope import EventScopes
-from application.core import Core
 from application.epcis.analysis import EventAnalyser
 from application.epcis.capture import CaptureService
 from application.epcis.delivery import DeliverySettings, OutboundGuard
@@ -23,6 +22,7 @@ from application.epcis.subscriptions import SubscriptionService
 from application.epcis.xml_documents import XmlDocuments
 from application.items.rules import CollectionRules
 from application.items.service import ItemsService
+from application.service.core import Core
 from domain.access.outbound_targets import parse_allow_list
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now

@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 
-from application.blocking import BlockingRunner
 from application.epcis.capture_outcomes import CaptureLimitExceeded, InvalidDocument
+from application.service.blocking import BlockingRunner
 from domain.epcis.cbv_format import CbvXmlFormat, cbv_values_for_xml
 from infrastructure.epcis_xml import (
     TooManyEvents,

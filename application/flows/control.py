@@ -4,9 +4,9 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from application.errors import Forbidden, InvalidQuery
 from application.flows.outbound import FLOWS, RUNS, OutboundFlows, RunSummary
 from application.items.service import ItemList, ItemsService
+from application.service.errors import Forbidden, InvalidQuery
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.filters import And, Condition, Or, Related
 from domain.collections.item_query import ItemQuery

@@ -23,7 +23,6 @@ import orjson
 
 from application.access.accountability import AccessService
 from application.access.event_scope import EventScope, EventScopes
-from application.blocking import BlockingRunner, entered
 from application.epcis.delivery import (
     DeliverySettings,
     Expand,
@@ -32,9 +31,10 @@ from application.epcis.delivery import (
     in_one_delivery,
     log_reader_query,
 )
-from application.errors import Forbidden, as_unavailable
-from application.monitoring import Metrics, NoMetrics
-from application.service_records import change_record, live_record
+from application.operations.monitoring import Metrics, NoMetrics
+from application.operations.service_records import change_record, live_record
+from application.service.blocking import BlockingRunner, entered
+from application.service.errors import Forbidden, as_unavailable
 from domain.collections.coercion import format_datetime
 from domain.epcis.event_query import EventQuery, QueryParameterError, parse_event_query
 from domain.epcis.outbound import COMMISSIONING, all_referenced, capture_document

@@ -8,10 +8,10 @@ from typing import Any
 
 from application.epcis.capture import CaptureService
 from application.epcis.capture_outcomes import EventIdConflict, InvalidDocument
-from application.errors import Forbidden, InvalidPayload
 from application.items.rules import Item
 from application.items.service import ItemsService
 from application.items.unit_of_work import Origin
+from application.service.errors import Forbidden, InvalidPayload
 from domain.access.policies import Accountability
 from domain.epcis.outbound import EPCIS_CONTEXT
 from domain.epcis.timestamps import format_record_time

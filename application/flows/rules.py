@@ -6,8 +6,8 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from application.epcis.delivery import OutboundGuard
-from application.errors import InvalidPayload
 from application.items.rules import CollectionRules, Item, Related
+from application.service.errors import InvalidPayload
 from domain.epcis.timestamps import timestamp_micros
 
 #: An HTTP header name (RFC 9110 token); values must not break the header's line.

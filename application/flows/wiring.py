@@ -4,7 +4,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from application.access.accountability import AccessService
-from application.core import Core
 from application.epcis.delivery import DeliverySettings
 from application.epcis.wiring import EpcisCapability
 from application.flows.control import FlowControl
@@ -13,6 +12,7 @@ from application.flows.publish_lot import LotPublisher
 from application.flows.rules import EpcisConnectionRules, OutboundFlowRules
 from application.items.rules import CollectionRules
 from application.items.service import ItemsService
+from application.service.core import Core
 
 
 @dataclass(frozen=True)

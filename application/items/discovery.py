@@ -10,7 +10,6 @@ may not read, or that does not exist, is FORBIDDEN: the answer never tells which
 from collections.abc import Iterable
 from functools import cached_property
 
-from application.errors import Forbidden
 from application.items.catalogue import directus_name
 from application.items.descriptions import (
     Description,
@@ -19,6 +18,7 @@ from application.items.descriptions import (
     relation_descriptions,
 )
 from application.items.permissions import no_collection, no_field
+from application.service.errors import Forbidden
 from domain.access.policies import Accountability, CollectionAccess
 from domain.collections.schema import Collection, Schema
 

@@ -22,10 +22,10 @@ from typing import Any
 
 import orjson
 
-from application.blocking import BlockingRunner
-from application.errors import Forbidden, InvalidPayload, PlatformError, ServiceUnavailable
 from application.items.rules import CollectionRules, Item, Related
 from application.items.service import ItemsService
+from application.service.blocking import BlockingRunner
+from application.service.errors import Forbidden, InvalidPayload, PlatformError, ServiceUnavailable
 from domain.access.collections import FILES
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.coercion import format_datetime

@@ -4,7 +4,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from application.errors import Forbidden
+from application.service.errors import Forbidden
 from domain.collections.schema import Collection, FieldType
 
 #: Integer keys are 64-bit: a larger one names nothing that can exist.

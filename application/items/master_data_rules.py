@@ -9,8 +9,8 @@ from functools import cache
 from typing import Any
 from urllib.parse import quote
 
-from application.errors import InvalidPayload
 from application.items.rules import CollectionRules, Item, Related
+from application.service.errors import InvalidPayload
 from domain.gs1.identifiers import (
     IdentifierError,
     check_company_prefix,

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from application.errors import InvalidQuery
 from application.items.service import ItemsService
+from application.service.errors import InvalidQuery
 from domain.access.policies import Accountability
 from domain.collections.item_query import query_from_object
 from domain.collections.query_errors import QueryError

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from application.errors import Forbidden
 from application.items.rules import Item
+from application.service.errors import Forbidden
 from domain.access.policies import Accountability, CollectionAccess
 from domain.collections.filters import Filter, parse_filter
 from domain.collections.query_errors import FieldForbidden, QueryError

@@ -2,11 +2,11 @@
 
 from typing import TYPE_CHECKING, Any
 
-from application.errors import InvalidPayload
 from application.items.keys import primary_keys
 from application.items.permissions import scoped
 from application.items.rules import Item
 from application.items.unit_of_work import UnitOfWork
+from application.service.errors import InvalidPayload
 from domain.access.policies import Accountability, CollectionAccess
 from domain.collections.schema import Alias, Collection
 from domain.masterdata.tenancy import ACCOUNT_FIELD

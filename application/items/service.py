@@ -18,15 +18,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from application.blocking import BlockingRunner
-from application.errors import Forbidden, InvalidPayload, InvalidQuery
 from application.items.history import record_as_of
 from application.items.keys import primary_keys
 from application.items.permissions import ItemPermissions, no_collection, no_field, variables
 from application.items.rules import BulkItems, CollectionRules, Item
 from application.items.unit_of_work import Guard, Origin, UnitOfWork
 from application.items.writer import ItemWriter
-from application.read_model_follower import ReadModelFollower
+from application.service.blocking import BlockingRunner
+from application.service.errors import Forbidden, InvalidPayload, InvalidQuery
+from application.service.read_model_follower import ReadModelFollower
 from domain.access.policies import SYSTEM, Accountability
 from domain.collections.deep import with_filters
 from domain.collections.evaluation import matches

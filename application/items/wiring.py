@@ -4,7 +4,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from application.core import Core
 from application.items.discovery import SchemaDiscovery
 from application.items.files import FilesRules, FilesService
 from application.items.master_data_rules import (
@@ -16,6 +15,7 @@ from application.items.master_data_rules import (
 from application.items.rules import BulkItems, CollectionRules
 from application.items.service import ItemsService
 from application.items.unit_of_work import Guard
+from application.service.core import Core
 from infrastructure.file_storage import FileStorage
 from projections.items.reader import ItemReader
 

@@ -7,14 +7,6 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from application.errors import (
-    FailedValidation,
-    Forbidden,
-    InvalidForeignKey,
-    InvalidPayload,
-    RecordNotUnique,
-    ServiceUnavailable,
-)
 from application.items.permissions import (
     ItemPermissions,
     no_field,
@@ -26,6 +18,14 @@ from application.items.permissions import (
 from application.items.relations import OneToManyWrite, owned
 from application.items.rules import BulkItems, CollectionRules, Item, Related
 from application.items.unit_of_work import Guard, Origin, UnitOfWork
+from application.service.errors import (
+    FailedValidation,
+    Forbidden,
+    InvalidForeignKey,
+    InvalidPayload,
+    RecordNotUnique,
+    ServiceUnavailable,
+)
 from domain.access.policies import Accountability, CollectionAccess
 from domain.collections.coercion import format_datetime
 from domain.collections.evaluation import matches

@@ -2,7 +2,7 @@
 
 from collections.abc import Awaitable, Callable
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from projections.access.changes import AccessChanges
 from tests.access.helpers import Client, ok, user_with
 from tests.conftest import AUTH

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from projections.access.reader import AccessReader
 from tests.access.helpers import Client, call, code, ok, user_with

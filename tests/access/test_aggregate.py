@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, MadeUser, call, code, ok, user_with
 
 

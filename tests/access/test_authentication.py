@@ -8,8 +8,8 @@ import jwt
 import pytest
 from argon2 import PasswordHasher
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from infrastructure.access_tokens import signing_key
 from infrastructure.settings import Settings
 from projections.access.reader import AccessReader

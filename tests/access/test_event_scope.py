@@ -3,7 +3,7 @@
 import pytest
 
 from application.access.event_scope import AuthenticationRequired, request_scope
-from application.errors import Forbidden
+from application.service.errors import Forbidden
 from domain.access.policies import Accountability, PermissionRule, PolicyGrant
 
 ADMIN = PolicyGrant("admin", admin_access=True)

@@ -5,7 +5,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from api.first_start import first_start_notice
+from api.operations.first_start import first_start_notice
 from application.access.bootstrap import BOOTSTRAP_ADMIN_ID, BootstrapCredentials
 from application.access.first_credentials import FirstCredentials
 from infrastructure.settings import Settings

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from api.app import create_app
+from api.service.app import create_app
 from application.access.bootstrap import BOOTSTRAP_ADMIN_ID
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from infrastructure.credentials_file import CredentialsFile
 from tests.conftest import make_settings
 

@@ -12,9 +12,9 @@ from urllib.parse import urljoin
 import pytest
 from aiohttp.test_utils import TestClient
 
-from api.app import create_app
-from api.keys import TRACEPOINT
-from application.runtime import Tracepoint
+from api.platform.keys import TRACEPOINT
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, call, ok, user_with
 from tests.conftest import make_settings
 

@@ -5,8 +5,8 @@ cannot be forged or reused."""
 import asyncio
 from typing import Any
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, call, code, ok, user_with
 from tests.conftest import make_settings
 from tests.epcis.documents import document, object_event

@@ -12,8 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 import pyotp
 import pytest
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, MadeUser, call, code, ok, user_with
 from tests.access.test_mail_pages import PUBLIC_URL, link_in, raw_mail

@@ -14,8 +14,8 @@ import pyotp
 import pytest
 from aiohttp import web
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, call, code, ok, user_with
 from tests.access.openid_provider import OpenIDProvider, browser, running_provider, through_provider

@@ -14,9 +14,9 @@ import pytest
 from aiohttp.test_utils import TestClient
 from aiosmtpd.controller import Controller
 
-from api.app import create_app
-from api.keys import TRACEPOINT
-from application.runtime import Tracepoint
+from api.platform.keys import TRACEPOINT
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, call, code, ok, user_with
 from tests.conftest import make_settings
 from tests.services import free_port

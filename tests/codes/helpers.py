@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, ok
 
 GTIN = "09506000134352"

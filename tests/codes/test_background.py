@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, ok
 from tests.codes.helpers import job, product

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.codes.chunk import CodeChunk
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, ok

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.gs1.check_digit import gs1_check_digit
 from tests.access.helpers import Client, call, code, ok
 from tests.codes.helpers import GTIN, codes_of, finished_job, job, product

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, call, ok, user_with
 from tests.codes.helpers import codes_of, finished_job, product
 

@@ -7,7 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, ok
 from tests.codes.helpers import GTIN, codes_of, finished_job, product
 from tests.conftest import AUTH

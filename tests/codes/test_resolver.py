@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, call, ok
 from tests.codes.helpers import GTIN, codes_of, finished_job, product
 from tests.codes.test_reservations import reserve

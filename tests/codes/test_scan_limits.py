@@ -2,7 +2,7 @@
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, ok
 from tests.codes.helpers import codes_of, finished_job, product

@@ -12,7 +12,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from api.console.assets import STATIC
-from api.cors import CorsPolicy
+from api.operations.cors import CorsPolicy
 from domain.epcis.event_query import named_parameters
 from infrastructure.settings import Settings
 from tests.conftest import AUTH, make_settings

@@ -10,7 +10,7 @@ import pytest
 from aiohttp import ClientWebSocketResponse, WSMsgType
 from aiohttp.test_utils import TestClient
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.conftest import NEVER_TRANSLATES
 
 

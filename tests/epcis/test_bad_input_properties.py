@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.conftest import AUTH
 from tests.epcis.documents import aggregation_event, document, object_event
 from tests.epcis.test_capture import Client, events

@@ -6,7 +6,7 @@ import orjson
 import pytest
 from aiohttp.test_utils import TestClient
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.epcis.event_hash import event_hash
 from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import document, object_event

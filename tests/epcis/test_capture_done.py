@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.captured_master_data import CapturedMasterData
 from infrastructure.settings import Settings

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import document, object_event

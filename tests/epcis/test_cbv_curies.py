@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.epcis import index_terms
 from domain.epcis.captured_event import CapturedEvent
 from projections.epcis.events import EpcisEventsProjection

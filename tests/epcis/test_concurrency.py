@@ -5,8 +5,8 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture, events

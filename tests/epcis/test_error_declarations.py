@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture, events

@@ -6,10 +6,10 @@ from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 
 from api.epcis.errors import ERROR_HEADERS, epcis_error
-from api.middleware import errors
+from api.platform.middleware import errors
 from application.access.event_scope import AuthenticationRequired
 from application.epcis.named_queries import UnknownQuery
-from application.errors import Forbidden, NotFound, ServiceUnavailable
+from application.service.errors import Forbidden, NotFound, ServiceUnavailable
 
 
 def _answer(exc: Exception, **headers: str) -> tuple[int, dict[str, object], dict[str, str]]:

@@ -12,8 +12,8 @@ from urllib.parse import quote
 import pytest
 from aiohttp.test_utils import TestClient
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from domain.epcis.event_hash import HASH_PREFIX, HASH_SUFFIX, event_hash
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.event_store import EventStore

@@ -2,7 +2,7 @@
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.epcis.captured_event import CapturedEvent
 from infrastructure.event_store import DuplicateAggregate
 from infrastructure.settings import Settings

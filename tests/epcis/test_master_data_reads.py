@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from projections.epcis.vocabulary_reader import VocabularyReader
 from tests.conftest import AUTH
 from tests.epcis.documents import document

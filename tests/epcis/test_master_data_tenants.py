@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, call, ok
 from tests.conftest import NEVER_TRANSLATES
 from tests.epcis.documents import document, object_event

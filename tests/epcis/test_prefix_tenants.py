@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, MadeUser, call, ok, user_with
 from tests.access.test_permissions import event_ids

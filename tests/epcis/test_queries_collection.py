@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from application.epcis.named_query_migration import migrate_named_queries
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.epcis.named_query import NamedQuery
 from tests.access.helpers import Client, call, code, ok
 from tests.conftest import AUTH

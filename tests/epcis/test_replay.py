@@ -7,8 +7,8 @@ import pytest
 from aiohttp.test_utils import TestClient
 from typer.testing import CliRunner
 
-from api.cli import cli
-from application.runtime import Tracepoint
+from api.service.cli import cli
+from application.service.runtime import Tracepoint
 from tests.conftest import AUTH, make_settings
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture

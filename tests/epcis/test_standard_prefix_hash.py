@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 
 from application.epcis import analysis
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.epcis.earlier_hash import earlier_event_hash
 from domain.epcis.event_hash import event_hash
 from tests.access.helpers import Client, call

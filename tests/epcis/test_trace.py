@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.access.helpers import call, code, user_with
 from tests.epcis.documents import aggregation_event, document, object_event
 from tests.epcis.test_capture import capture

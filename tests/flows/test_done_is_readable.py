@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from projections.epcis.events import EpcisEventsProjection
 from tests.access.helpers import Client, ok, user_with

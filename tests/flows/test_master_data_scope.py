@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.gs1 import canonical_epc
 from tests.access.helpers import Client, call
 from tests.epcis.documents import document, object_event

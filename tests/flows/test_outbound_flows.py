@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, call, ok, user_with
 from tests.conftest import AUTH, make_settings

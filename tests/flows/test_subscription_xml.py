@@ -10,8 +10,8 @@ import orjson
 import pytest
 from lxml import etree
 
-from application.runtime import Tracepoint
-from application.service_records import change_record
+from application.operations.service_records import change_record
+from application.service.runtime import Tracepoint
 from domain.epcis.event_hash import document_context
 from infrastructure.epcis_xml import read_xml_document
 from tests.access.helpers import Client

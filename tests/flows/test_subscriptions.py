@@ -12,8 +12,8 @@ import orjson
 import pytest
 from aiohttp import ClientWebSocketResponse, WSMsgType
 
-from application.runtime import Tracepoint
-from application.service_records import change_record
+from application.operations.service_records import change_record
+from application.service.runtime import Tracepoint
 from domain.gs1 import canonical_epc
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, code, ok, user_with

@@ -16,8 +16,8 @@ from aiohttp.test_utils import TestClient
 from psycopg import sql
 from yarl import URL
 
-from api.app import create_app
-from application.runtime import Tracepoint
+from api.service.app import create_app
+from application.service.runtime import Tracepoint
 from infrastructure.replicas import APPLICATION_NAME, ReplicaCounts
 from tests.access.helpers import user_with
 from tests.conftest import AS_CAPTURED, make_settings

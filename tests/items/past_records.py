@@ -3,7 +3,7 @@ without today's checks (a code no reference list holds any more, or never held).
 
 from typing import Any
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.records.record import Record
 
 #: When the past changes were made.

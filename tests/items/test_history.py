@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from application.items.history import record_as_of
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.records.record import Record
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.event_store import EventStore

@@ -5,7 +5,7 @@ from typing import Any
 
 import pycountry
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.access.helpers import Client, call, code, ok, user_with
 from tests.items.past_records import stored_change, stored_record
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from aiohttp import FormData
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.collections.schema import Collection
 from domain.epcis.capture_job import CaptureJob
 from domain.epcis.captured_event import CapturedEvent
@@ -233,8 +233,8 @@ async def test_search_and_counts_stay_within_the_account(client: Client, tenants
 async def test_single_tenant_installations_have_no_accounts(
     database_url: str, aiohttp_client: Any
 ) -> None:
-    from api.app import create_app
-    from application.runtime import Tracepoint
+    from api.service.app import create_app
+    from application.service.runtime import Tracepoint
 
     service = Tracepoint(make_settings(database_url))
     await service.start()

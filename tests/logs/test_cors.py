@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from api.cors import CorsPolicy
+from api.operations.cors import CorsPolicy
 from infrastructure.settings import Settings
 from tests.conftest import AUTH, make_settings
 

@@ -9,7 +9,7 @@ import orjson
 from aiohttp import web
 
 from api.logs.formats import configure_logging
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from tests.conftest import ADMIN_TOKEN, AUTH
 from tests.logs.conftest import lines, logged_client
 

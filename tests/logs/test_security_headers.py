@@ -7,8 +7,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
-from api.security_headers import DATA_POLICY, PAGE_POLICY
-from application.runtime import Tracepoint
+from api.operations.security_headers import DATA_POLICY, PAGE_POLICY
+from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
 from tests.conftest import AUTH, make_settings
 from tests.logs.conftest import logged_client

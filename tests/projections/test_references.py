@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.collections.schema import Collection
 from infrastructure.reference_data import Row, reference_rows
 from infrastructure.settings import Settings
@@ -42,7 +42,7 @@ def test_a_changed_list_is_filled_anew_on_the_next_start(
             rows = (*rows, {"code": "ZZZ", "name": "a unit of a later revision"})
         return rows
 
-    monkeypatch.setattr("application.runtime.reference_rows", with_a_new_unit)
+    monkeypatch.setattr("application.service.runtime.reference_rows", with_a_new_unit)
     upgraded = Tracepoint(settings)
     assert "ZZZ" in codes(upgraded, "ref_uom")
     assert (

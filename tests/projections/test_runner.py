@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.collections.schema import FieldType
 from domain.epcis.captured_event import CapturedEvent
 from infrastructure.event_store import DuplicateAggregate

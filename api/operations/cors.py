@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from api.keys import TRACEPOINT
+from api.platform.keys import TRACEPOINT
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

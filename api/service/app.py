@@ -2,25 +2,25 @@
 
 from aiohttp import web
 
-from api import metrics, server
 from api.access import auth, me, pages, single_sign_on, system_collections, user_flows
 from api.access.authentication import platform_authentication
 from api.codes import resolver
 from api.console import assets as console
-from api.cors import cors, install_cors
 from api.epcis import capture, queries, resources, subscriptions, trace
 from api.epcis.authentication import epcis_authentication
 from api.epcis.discovery import epcis_discovery
 from api.epcis.negotiation import epcis_negotiation
 from api.flows import outbound, publish_lot
 from api.items import collections, discovery, files, history, v1_lists
-from api.keys import TRACEPOINT
 from api.logs.context import echo_request_id, request_context
-from api.middleware import errors
 from api.openapi import routes as openapi
-from api.read_routing import read_your_writes
-from api.security_headers import add_security_headers
-from application.runtime import Tracepoint
+from api.operations import metrics, server
+from api.operations.cors import cors, install_cors
+from api.operations.read_routing import read_your_writes
+from api.operations.security_headers import add_security_headers
+from api.platform.keys import TRACEPOINT
+from api.platform.middleware import errors
+from application.service.runtime import Tracepoint
 
 
 def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.Application:

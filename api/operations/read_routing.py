@@ -1,11 +1,11 @@
 """Read requests may be answered from a replica; writes note where they end (see
-`application.read_routing`)."""
+`application.operations.read_routing`)."""
 
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from api.keys import caller, service
+from api.platform.keys import caller, service
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

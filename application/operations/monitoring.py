@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol, TypeVar
 
-from application.outages import OutageWatch
+from application.operations.outages import OutageWatch
 from infrastructure.database import Database, PoolStats
 from infrastructure.replicas import ReplicaCounts
 from projections.monitoring import FlowRow, MonitoringReader, StatusRow, SubscriptionRow

@@ -9,9 +9,9 @@ from aiohttp.http_exceptions import HttpProcessingError
 from api.epcis.errors import epcis_error
 from api.epcis.negotiation import prefers_problem_xml
 from api.epcis.responses import ProblemResponse, epcis_exception
-from api.families import is_epcis
-from api.platform_responses import error_response, platform_error
-from application.errors import PlatformError, as_unavailable
+from api.platform.families import is_epcis
+from api.platform.responses import error_response, platform_error
+from application.service.errors import PlatformError, as_unavailable
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from application.errors import InvalidPayload, InvalidQuery
+from application.service.errors import InvalidPayload, InvalidQuery
 from domain.access.policies import Accountability
 from domain.collections.item_query import ItemQuery, parse_query, query_from_object
 from domain.collections.query_errors import QueryError

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from api.logs.formats import configure_logging
 from api.logs.masking import mask_text
-from application.startup import (
+from application.operations.startup import (
     StartupFailed,
     check_reachable,
     load_settings,
@@ -49,10 +49,10 @@ def serve() -> None:
     except StartupFailed as error:
         _fail(error)
     # Imported once the checks passed: a failing start answers in a moment.
-    from api.app import create_app
-    from api.first_start import first_start_notice
     from api.logs.access import AccessLogger
-    from application.runtime import Tracepoint
+    from api.operations.first_start import first_start_notice
+    from api.service.app import create_app
+    from application.service.runtime import Tracepoint
 
     tracepoint = Tracepoint(settings)
     app = create_app(tracepoint)
@@ -91,7 +91,7 @@ def replay() -> None:
         check_reachable(settings)
     except StartupFailed as error:
         _fail(error)
-    from application.runtime import Tracepoint
+    from application.service.runtime import Tracepoint
 
     tracepoint = Tracepoint(settings)
     total = tracepoint.store.max_position()

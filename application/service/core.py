@@ -5,11 +5,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from application.background import Background
-from application.blocking import BlockingRunner
-from application.monitoring import Metrics, NoMetrics
-from application.read_model_follower import ReadModelFollower
-from application.read_routing import ReadRouting
+from application.operations.monitoring import Metrics, NoMetrics
+from application.operations.read_routing import ReadRouting
+from application.service.background import Background
+from application.service.blocking import BlockingRunner
+from application.service.read_model_follower import ReadModelFollower
 from domain.collections.schema import Schema
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database

@@ -9,6 +9,6 @@ cost each worker about 37 MB.
 
 def main() -> None:
     """Run the `tracepoint` command."""
-    from api.cli import main as run
+    from api.service.cli import main as run
 
     run()

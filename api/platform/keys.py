@@ -3,7 +3,7 @@
 from aiohttp import web
 
 from application.access.event_scope import EventScope
-from application.runtime import Tracepoint
+from application.service.runtime import Tracepoint
 from domain.access.policies import Accountability
 
 TRACEPOINT = web.AppKey("tracepoint", Tracepoint)

@@ -2,7 +2,7 @@
 
 from aiohttp import web
 
-from api.keys import TRACEPOINT
+from api.platform.keys import TRACEPOINT
 
 #: JSON, XML and files are data, never a page: nothing loads, nothing frames them.
 DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"

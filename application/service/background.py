@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from application.outages import OutageWatch
+from application.operations.outages import OutageWatch
 
 log = logging.getLogger(__name__)
 

@@ -4,10 +4,10 @@ import orjson
 from aiohttp import web
 
 from api.epcis.discovery import vendor_version
-from api.keys import caller, service
-from api.platform_responses import data_response
-from application.errors import DatabaseUnavailable
-from application.server_info import server_info
+from api.platform.keys import caller, service
+from api.platform.responses import data_response
+from application.operations.server_info import server_info
+from application.service.errors import DatabaseUnavailable
 
 routes = web.RouteTableDef()
 

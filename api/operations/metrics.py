@@ -15,11 +15,11 @@ from aiohttp import web
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from api.keys import service
-from api.platform_requests import client_ip, extract_token
-from application.errors import Forbidden, PlatformError
-from application.monitoring import ServiceState
-from application.runtime import Tracepoint
+from api.platform.keys import service
+from api.platform.requests import client_ip, extract_token
+from application.operations.monitoring import ServiceState
+from application.service.errors import Forbidden, PlatformError
+from application.service.runtime import Tracepoint
 
 routes = web.RouteTableDef()
 

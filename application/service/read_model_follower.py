@@ -4,8 +4,8 @@ import asyncio
 import contextlib
 import logging
 
-from application.blocking import BlockingRunner
-from application.outages import OutageWatch
+from application.operations.outages import OutageWatch
+from application.service.blocking import BlockingRunner
 from projections.runner import ProjectionRunner
 
 log = logging.getLogger(__name__)

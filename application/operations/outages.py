@@ -4,7 +4,7 @@ log line when it starts and one when it ends, never a traceback per poll."""
 import logging
 import time
 
-from application.errors import as_unavailable
+from application.service.errors import as_unavailable
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from application.blocking import BlockingRunner
+from application.service.blocking import BlockingRunner
 from infrastructure.replicas import routed_read
 from infrastructure.write_positions import WritePositions
 

@@ -5,7 +5,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from application.errors import PlatformError
+from application.service.errors import PlatformError
 
 #: HTTP status of each error code, as Directus answers them.
 STATUS = {

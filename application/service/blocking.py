@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, asynccontextmanager
 from typing import ParamSpec, TypeVar
 
-from application.errors import as_unavailable
+from application.service.errors import as_unavailable
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -18,19 +18,19 @@ from application.access.wiring import (
     admin_guard,
     build_access,
 )
-from application.background import Background
-from application.blocking import BlockingRunner
 from application.codes.wiring import CodesCapability, build_codes
-from application.core import Core
 from application.epcis.named_query_migration import migrate_named_queries
 from application.epcis.wiring import EpcisCapability, build_epcis
 from application.flows.wiring import FlowsCapability, build_flows
 from application.items.catalogue import build_schema, record_collections
 from application.items.rules import BulkItems, CollectionRules
 from application.items.wiring import ItemsCapability, build_items
-from application.monitoring import Metrics, NoMetrics, StateReader
-from application.read_model_follower import ReadModelFollower
-from application.read_routing import ReadRouting
+from application.operations.monitoring import Metrics, NoMetrics, StateReader
+from application.operations.read_routing import ReadRouting
+from application.service.background import Background
+from application.service.blocking import BlockingRunner
+from application.service.core import Core
+from application.service.read_model_follower import ReadModelFollower
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
@@ -186,7 +186,7 @@ class Tracepoint:
         self.settings = settings
         # What the use cases do (captures, deliveries, codes) is counted whether or not
         # /metrics is served: a counter costs about a microsecond. Requests are counted
-        # only when it is served (api/app.py installs `request_metrics` then).
+        # only when it is served (api/service/app.py installs `request_metrics` then).
         # A registry of this instance's own: tests run many services in one process.
         self.metrics = PrometheusMetrics()
         self.core = core = build_core(settings, self.metrics, clock)

@@ -1,0 +1,1 @@
+"""The HTTP application, the `tracepoint` command and its launcher."""
