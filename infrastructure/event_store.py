@@ -26,7 +26,7 @@ from domain.aggregate import Aggregate, DomainEvent
 from infrastructure.database import Connection
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.orjson_transcoder import OrjsonTranscoder
-from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder
+from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder, insert_columns
 from infrastructure.sql_conditions import chunks
 
 __all__ = ["DuplicateAggregate", "EventStore", "LoggedEvent", "log_position", "log_table"]
@@ -114,36 +114,6 @@ def _environment(url: DatabaseUrl) -> dict[str, str]:
     return env
 
 
-def _insert(conn: Connection, stored: Sequence[StoredEvent]) -> list[int]:
-    """Insert log entries; their positions, in order."""
-    if not stored:
-        return []
-    table = log_table(conn.dialect.name)
-    if conn.dialect.name == "postgresql":
-        # Four parallel binary arrays: no escaping of the state (see postgres_recorder).
-        rows = conn.raw.execute(
-            f"INSERT INTO {table} (originator_id, originator_version, topic, state) "
-            "SELECT * FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::bytea[]) "
-            "RETURNING notification_id",
-            (
-                [e.originator_id for e in stored],
-                [e.originator_version for e in stored],
-                [e.topic for e in stored],
-                [e.state for e in stored],
-            ),
-            binary=True,
-        ).fetchall()
-        return [int(row[0]) for row in rows]
-    conn.raw.executemany(
-        f"INSERT INTO {table} (originator_id, originator_version, topic, state)"
-        " VALUES (?, ?, ?, ?)",
-        [(e.originator_id, e.originator_version, e.topic, e.state) for e in stored],
-    )
-    # The write transaction holds the file: nobody else took rowids in between.
-    last = int(conn.raw.execute("SELECT last_insert_rowid()").fetchone()[0])
-    return list(range(last - len(stored) + 1, last + 1))
-
-
 class EventStore:
     """Appends aggregates' new events atomically and reads the log back in order."""
 
@@ -222,7 +192,7 @@ class EventStore:
         to_stored = self._app.mapper.to_stored_event
         stored = [to_stored(event) for event in events]
         try:
-            positions = _insert(conn, stored)
+            positions = self._insert(conn, stored)
         except (sqlite3.IntegrityError, pg_errors.UniqueViolation) as exc:
             raise DuplicateAggregate(str(exc)) from exc
         extra = derived or {}
@@ -234,6 +204,24 @@ class EventStore:
             )
             for position, event in zip(positions, events, strict=True)
         ]
+
+    def _insert(self, conn: Connection, stored: Sequence[StoredEvent]) -> list[int]:
+        """Insert log entries with the recorder's own statement; their positions, in order."""
+        if not stored:
+            return []
+        recorder: Any = self._app.recorder
+        if conn.dialect.name == "postgresql":
+            rows = conn.raw.execute(
+                recorder.insert_columns_statement, insert_columns(stored), binary=True
+            ).fetchall()
+            return [int(row[0]) for row in rows]
+        conn.raw.executemany(
+            recorder.insert_events_statement,
+            [(e.originator_id, e.originator_version, e.topic, e.state) for e in stored],
+        )
+        # The write transaction holds the file: nobody else took rowids in between.
+        last = int(conn.raw.execute("SELECT last_insert_rowid()").fetchone()[0])
+        return list(range(last - len(stored) + 1, last + 1))
 
     def get(self, aggregate_id: str) -> Any:
         """Rebuild one aggregate from its events (raises KeyError when it does not exist)."""

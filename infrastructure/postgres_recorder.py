@@ -27,12 +27,22 @@ from infrastructure.outages import cannot_connect
 _INSERT_ATTEMPTS = 10
 
 
+def insert_columns(stored_events: Sequence[StoredEvent]) -> tuple[list[Any], ...]:
+    """The parameters of `insert_columns_statement`: one array per column."""
+    return (
+        [e.originator_id for e in stored_events],
+        [e.originator_version for e in stored_events],
+        [e.topic for e in stored_events],
+        [e.state for e in stored_events],
+    )
+
+
 class UnpipelinedPostgresApplicationRecorder(PostgresApplicationRecorder):
     """Inserts events with the table lock, statement by statement, in one transaction."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._insert_columns_statement = SQL(
+        self.insert_columns_statement = SQL(
             "INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
             "SELECT * FROM unnest(%b::{id_type}[], %b::bigint[], %b::text[], %b::bytea[]) "
             "RETURNING notification_id"
@@ -95,13 +105,4 @@ class UnpipelinedPostgresApplicationRecorder(PostgresApplicationRecorder):
     ) -> None:
         self._lock_table(curs)
         self._notify_channel(curs)
-        curs.execute(
-            self._insert_columns_statement,
-            (
-                [e.originator_id for e in stored_events],
-                [e.originator_version for e in stored_events],
-                [e.topic for e in stored_events],
-                [e.state for e in stored_events],
-            ),
-            binary=True,
-        )
+        curs.execute(self.insert_columns_statement, insert_columns(stored_events), binary=True)
