@@ -25,6 +25,7 @@ from psycopg_pool import ConnectionPool
 from domain.aggregate import Aggregate, DomainEvent
 from infrastructure.database import Connection
 from infrastructure.database_url import DatabaseUrl
+from infrastructure.log_compression import LogCompressor
 from infrastructure.orjson_transcoder import OrjsonTranscoder
 from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder, insert_columns
 from infrastructure.sql_conditions import chunks
@@ -89,7 +90,11 @@ class LoggedEvent:
 
 
 def _environment(url: DatabaseUrl) -> dict[str, str]:
-    env = {"ORIGINATOR_ID_TYPE": "text", "CREATE_TABLE": "y"}
+    env = {
+        "ORIGINATOR_ID_TYPE": "text",
+        "CREATE_TABLE": "y",
+        "COMPRESSOR_TOPIC": get_topic(LogCompressor),
+    }
     if url.backend == "sqlite":
         env |= {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": url.path}
         env["SQLITE_LOCK_TIMEOUT"] = "30"

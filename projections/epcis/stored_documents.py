@@ -1,7 +1,8 @@
 """Captured events as queries return them, read from the log: the query tables keep no
 second copy of an event, only the position of its log entry.
 
-A log entry's state is the captured event's JSON as eventsourcing's mapper wrote it:
+A log entry's state is compressed (`infrastructure/log_compression.py`); uncompressed, it is
+the captured event's JSON as eventsourcing's mapper wrote it:
 `{"timestamp":…,["originator_topic":…,]"event_id":…,"epcis_event":{EVENT},
 "namespaces":{…},"record_time":"…","capture_id":"…"}`. Returning an event is returning
 EVENT with its `eventID` and `recordTime`; parsing and dumping all of it for every event
@@ -13,6 +14,7 @@ import orjson
 from domain.epcis.captured_event import as_captured
 from infrastructure.database import Dialect
 from infrastructure.event_store import log_position, log_table
+from infrastructure.log_compression import decompressed
 
 _EVENT = b',"epcis_event":'
 _NAMESPACES = b',"namespaces":{'
@@ -27,7 +29,7 @@ def log_join(dialect: Dialect, alias: str = "e") -> str:
 def stored_document(state: bytes, event_id: str) -> tuple[str, str | None]:
     """The event of a log entry as queries return it (JSON), and the prefixes of its
     capture document (JSON, or None when it bound none)."""
-    state = bytes(state)
+    state = decompressed(state)
     # The keys before EVENT hold no quote of their own (a time, a topic, an escaped ID),
     # and the keys after it no `{` after a key (prefixes bind strings): the first and
     # the last such marks are the entry's own.

@@ -13,6 +13,7 @@ from application.service.runtime import Tracepoint
 from domain.records.record import Record
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.event_store import EventStore
+from infrastructure.log_compression import decompressed
 from tests.access.helpers import Client, call, code, ok, user_with
 
 MASK = "**********"
@@ -316,7 +317,7 @@ def test_events_stored_before_addresses_were_kept_still_load(store: EventStore) 
     record.update({"name": "x"}, None, T1)
     for event in record.collect_events():
         stored = mapper.to_stored_event(event)
-        state = orjson.loads(stored.state)
+        state = orjson.loads(decompressed(stored.state))
         del state["ip"], state["user_agent"]
         loaded: Any = mapper.to_domain_event(dataclasses.replace(stored, state=orjson.dumps(state)))
         assert (loaded.ip, loaded.user_agent) == (None, None)

@@ -1,0 +1,74 @@
+"""The log keeps each entry's JSON compressed with a preset dictionary, and reads back
+exactly the JSON it was given, also from entries written before compression."""
+
+import hashlib
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from infrastructure.log_compression import DICTIONARY_1, compressed, decompressed
+
+#: A captured event's entry as eventsourcing's mapper writes it (before compression).
+ENTRY = orjson.dumps(
+    {
+        "timestamp": {"_type_": "datetime_iso", "_data_": "2026-11-27T11:02:11.215465+00:00"},
+        "originator_topic": "domain.epcis.captured_event:CapturedEvent",
+        "event_id": "ni:///sha-256;029d41bcb1fed8b0ed0eb6f3e4e381af5bee8f8a96a7ff64160a9a6916133d47"
+        "?ver=CBV2.0",
+        "epcis_event": {
+            "type": "ObjectEvent",
+            "eventTime": "2025-07-18T20:27:47.465Z",
+            "eventTimeZoneOffset": "+02:00",
+            "epcList": ["urn:epc:id:sgtin:9521234.030206.1023074"],
+            "action": "OBSERVE",
+            "bizStep": "shipping",
+            "disposition": "in_transit",
+            "readPoint": {"id": "urn:epc:id:sgln:5412345.00004.0"},
+            "bizLocation": {"id": "urn:epc:id:sgln:5412345.00001.0"},
+        },
+        "namespaces": {},
+        "record_time": "2026-11-27T11:02:11.183Z",
+        "capture_id": "613dd4bb-4d49-41f2-a0da-1cfb8c22ebe3",
+    }
+)
+
+
+def test_the_first_dictionary_is_never_changed() -> None:
+    # Stored entries refer into it: a better dictionary is a new one under a new tag.
+    assert hashlib.sha256(DICTIONARY_1).hexdigest() == (
+        "59e081c1544a13277990829fdfdfecc9411f4f2f42427e3b9e688a3f2732a1a4"
+    )
+
+
+def test_an_entry_reads_back_as_the_json_it_was_given() -> None:
+    assert decompressed(compressed(ENTRY)) == ENTRY
+
+
+def test_a_captured_event_entry_is_stored_in_under_a_third_of_its_json() -> None:
+    assert len(compressed(ENTRY)) < len(ENTRY) / 3
+
+
+def test_stored_bytes_begin_with_the_dictionarys_tag() -> None:
+    assert compressed(ENTRY)[0] == 0x01
+
+
+def test_an_entry_written_before_compression_reads_as_it_is() -> None:
+    assert decompressed(ENTRY) == ENTRY
+
+
+@pytest.mark.parametrize("stored", [b"", b"\x02abc", b"[1]"], ids=["empty", "tag-2", "json-array"])
+def test_bytes_of_no_known_format_are_refused(stored: bytes) -> None:
+    with pytest.raises(ValueError, match="tag"):
+        decompressed(stored)
+
+
+def test_compressed_bytes_cut_short_are_refused() -> None:
+    with pytest.raises(ValueError, match="end early"):
+        decompressed(compressed(ENTRY)[:-4])
+
+
+@given(st.binary())
+def test_any_bytes_read_back_as_given(data: bytes) -> None:
+    assert decompressed(compressed(data)) == data
