@@ -33,6 +33,17 @@ def chunks(values: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         yield values[start : start + size]
 
 
+def any_glob(dialect: Dialect, column: str, globs: Sequence[Any], params: list[Any]) -> str:
+    """`column` matching any of the patterns (see `glob_condition`), appending their
+    parameters."""
+    parts = []
+    for glob in globs:
+        sql, param = glob_condition(dialect, column, glob)
+        parts.append(sql)
+        params.append(param)
+    return "(" + " OR ".join(parts) + ")"
+
+
 def glob_condition(dialect: Dialect, column: str, glob: Sequence[Any]) -> tuple[str, str]:
     """SQL matching `column` against a pattern of literal text and wildcards.
 

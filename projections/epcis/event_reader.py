@@ -8,11 +8,20 @@ from domain.epcis.attribute_parameters import AttributeMatch
 from domain.epcis.event_query import EventQuery
 from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
-from infrastructure.database import Database, Dialect
-from infrastructure.sql_conditions import glob_condition, in_list
+from infrastructure.database import Database
+from infrastructure.sql_conditions import any_glob, in_list
 from projections.epcis.field_order import field_order_page, row_sort_key
 from projections.epcis.position_pages import positions_first, split_conditions
 from projections.epcis.stored_documents import log_join, stored_document
+from projections.epcis.terms import (
+    ACTION,
+    BIZ_LOCATION,
+    BIZ_STEP,
+    DISPOSITION,
+    EVENT_TYPE,
+    READ_POINT,
+    TermIds,
+)
 
 _ORDER_COLUMN = {
     "position": "e.position",
@@ -36,20 +45,21 @@ class PageRow:
     namespaces: str | None
 
 
-def _any_glob(dialect: Dialect, column: str, globs: tuple[Any, ...], params: list[Any]) -> str:
-    parts = []
-    for glob in globs:
-        sql, param = glob_condition(dialect, column, glob)
-        parts.append(sql)
-        params.append(param)
-    return "(" + " OR ".join(parts) + ")"
-
-
-def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[str]:
-    """The WHERE conditions of a query over `epcis_events e`, appending their parameters."""
+def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[str]:
+    """The WHERE conditions of a query over `epcis_events e`, appending their parameters
+    (`terms` reads the numbers of the vocabulary values it names)."""
+    dialect = terms.dialect
     where: list[str] = []
-    if query.event_types:
-        where.append(in_list("e.event_type", query.event_types, params))
+    for term_kind, values in (
+        (EVENT_TYPE, query.event_types),
+        (ACTION, query.actions),
+        (BIZ_STEP, query.biz_steps),
+        (DISPOSITION, query.dispositions),
+        (READ_POINT, query.read_points),
+        (BIZ_LOCATION, query.biz_locations),
+    ):
+        if values:
+            where.append(terms.any_of(term_kind, values))
     for column, bound, op in (
         ("e.event_time", query.ge_event_time, ">="),
         ("e.event_time", query.lt_event_time, "<"),
@@ -60,11 +70,6 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
             where.append(f"{column} {op} ?")
             params.append(bound)
     for column, values in (
-        ("e.action", query.actions),
-        ("e.biz_step", query.biz_steps),
-        ("e.disposition", query.dispositions),
-        ("e.read_point", query.read_points),
-        ("e.biz_location", query.biz_locations),
         ("e.transformation_id", query.transformation_ids),
         ("e.event_id", query.event_ids),
     ):
@@ -74,13 +79,13 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
     where.extend(_field_condition(match, params) for match in query.field_matches)
     where.extend(_column_condition(match, params) for match in query.column_matches)
     where.extend(
-        _attribute_condition(match, query.master_data_accounts, params)
+        _attribute_condition(terms, match, query.master_data_accounts)
         for match in query.attribute_matches
     )
     if query.biz_location_trees:
-        where.append(_any_glob(dialect, "e.biz_location", query.biz_location_trees, params))
+        where.append(terms.matching(BIZ_LOCATION, query.biz_location_trees))
     if query.read_point_trees:
-        where.append(_any_glob(dialect, "e.read_point", query.read_point_trees, params))
+        where.append(terms.matching(READ_POINT, query.read_point_trees))
     for kind, values in (("set", query.persistent_set), ("unset", query.persistent_unset)):
         if values:
             dispositions = in_list("d.disposition", values, params)
@@ -106,7 +111,7 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
             if match.table == "epcs"
             else ("epcis_event_quantities", "x.epc_class")
         )
-        patterns = _any_glob(dialect, column, match.patterns, params)
+        patterns = any_glob(dialect, column, match.patterns, params)
         roles = in_list("x.role", match.roles, params)
         where.append(
             f"e.position IN (SELECT x.position FROM {table} x WHERE {patterns} AND {roles})"
@@ -125,11 +130,11 @@ def build_where(dialect: Dialect, query: EventQuery, params: list[Any]) -> list[
     return where
 
 
-def scope_condition(dialect: Dialect, scope: Sequence[EventQuery], params: list[Any]) -> str:
+def scope_condition(terms: TermIds, scope: Sequence[EventQuery], params: list[Any]) -> str:
     """The condition on `epcis_events e` of events that match any of the `scope` queries
     (a caller's read rule), appending its parameters."""
     alternatives = [
-        " AND ".join(build_where(dialect, allowed, params)) or "1 = 1" for allowed in scope
+        " AND ".join(build_where(terms, allowed, params)) or "1 = 1" for allowed in scope
     ]
     return "(" + " OR ".join(f"({a})" for a in alternatives) + ")" if alternatives else "1 = 0"
 
@@ -205,22 +210,23 @@ def _column_condition(match: ColumnMatch, params: list[Any]) -> str:
     return alternatives[0] if len(alternatives) == 1 else "(" + " OR ".join(alternatives) + ")"
 
 
-_PLACE_COLUMNS = {"readPoint": "e.read_point", "bizLocation": "e.biz_location"}
+_PLACE_KINDS = {"readPoint": READ_POINT, "bizLocation": BIZ_LOCATION}
 
 
 def _attribute_condition(
-    match: AttributeMatch, accounts: tuple[str, ...] | None, params: list[Any]
+    terms: TermIds, match: AttributeMatch, accounts: tuple[str, ...] | None
 ) -> str:
-    conditions = ["a.vocabulary = ?"]
-    params.append(match.vocabulary)
-    conditions.append(in_list("a.attribute", match.attributes, params))
+    params: list[Any] = [match.vocabulary]
+    conditions = ["a.vocabulary = ?", in_list("a.attribute", match.attributes, params)]
     if match.values:
         conditions.append(in_list("a.text_value", match.values, params))
     if accounts is not None:
         conditions.append(in_list("a.account", accounts, params))
-    return (
-        f"{_PLACE_COLUMNS[match.field]} IN (SELECT a.element FROM epcis_vocabulary_attributes a"
-        f" WHERE {' AND '.join(conditions)})"
+    return terms.condition(
+        _PLACE_KINDS[match.field],
+        "t.value IN (SELECT a.element FROM epcis_vocabulary_attributes a"
+        f" WHERE {' AND '.join(conditions)})",
+        params,
     )
 
 
@@ -250,9 +256,28 @@ class EpcisEventReader:
         Reading below a fixed snapshot makes paging a consistent view: events captured
         while a client pages do not shift pages, so nothing is skipped or repeated.
         """
+        with self._db.reading() as conn:
+            sql, params = self._page_sql(TermIds(conn), query, limit, snapshot, after, scope)
+            rows = conn.fetchall(sql, params)
+        if query.order_by == "field":
+            return [
+                PageRow(int(r[0]), row_sort_key(r[1], r[2], r[3]), *stored_document(r[5], r[4]))
+                for r in rows
+            ]
+        return [PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[3], r[2])) for r in rows]
+
+    def _page_sql(
+        self,
+        terms: TermIds,
+        query: EventQuery,
+        limit: int,
+        snapshot: int,
+        after: tuple[int | float | str, int] | None,
+        scope: Sequence[EventQuery] | None,
+    ) -> tuple[str, list[Any]]:
         if scope is None and query.order_by == "position":
             found: list[Any] = []
-            conditions = split_conditions(build_where(self._db.dialect, query, found), found)
+            conditions = split_conditions(build_where(terms, query, found), found)
             planned = positions_first(
                 conditions,
                 snapshot,
@@ -261,15 +286,15 @@ class EpcisEventReader:
                 log_join(self._db.dialect),
             )
             if planned is not None:
-                return self._rows(*planned)
+                return planned
         params: list[Any] = [snapshot]
         # The snapshot bound never narrows much; the unary plus keeps planners from
         # walking the primary key for it instead of using a selective index.
-        where = ["+e.position <= ?", *build_where(self._db.dialect, query, params)]
+        where = ["+e.position <= ?", *build_where(terms, query, params)]
         if scope is not None:
-            where.append(self._any_of(scope, params))
+            where.append(scope_condition(terms, scope, params))
         if query.order_by == "field":
-            sql, params = field_order_page(
+            return field_order_page(
                 query.order_field,
                 where,
                 params,
@@ -278,12 +303,6 @@ class EpcisEventReader:
                 after,
                 log_join(self._db.dialect),
             )
-            with self._db.reading() as conn:
-                rows = conn.fetchall(sql, params)
-            return [
-                PageRow(int(r[0]), row_sort_key(r[1], r[2], r[3]), *stored_document(r[5], r[4]))
-                for r in rows
-            ]
         column = _ORDER_COLUMN[query.order_by]
         direction = "DESC" if query.descending else "ASC"
         if after is not None:
@@ -304,15 +323,7 @@ class EpcisEventReader:
             f" WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
         )
         params.append(limit)
-        return self._rows(sql, params)
-
-    def _rows(self, sql: str, params: list[Any]) -> list[PageRow]:
-        with self._db.reading() as conn:
-            rows = conn.fetchall(sql, params)
-        return [PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[3], r[2])) for r in rows]
-
-    def _any_of(self, scope: Sequence[EventQuery], params: list[Any]) -> str:
-        return scope_condition(self._db.dialect, scope, params)
+        return sql, params
 
     def snapshot(self) -> int:
         """The newest log position the query tables hold."""
@@ -330,10 +341,11 @@ class EpcisEventReader:
     ) -> int:
         """How many events at log positions after `after` (and ≤ `snapshot`) match."""
         params: list[Any] = [after, snapshot]
-        where = ["e.position > ?", "e.position <= ?", *build_where(self._db.dialect, query, params)]
-        if scope is not None:
-            where.append(self._any_of(scope, params))
         with self._db.reading() as conn:
+            terms = TermIds(conn)
+            where = ["e.position > ?", "e.position <= ?", *build_where(terms, query, params)]
+            if scope is not None:
+                where.append(scope_condition(terms, scope, params))
             return int(
                 conn.fetchval(
                     f"SELECT COUNT(*) FROM epcis_events e WHERE {' AND '.join(where)}", params

@@ -6,16 +6,24 @@ from typing import Any
 
 from domain.epcis.event_query import EventQuery
 from infrastructure.database import Database
-from projections.epcis.event_reader import build_where
+from projections.epcis.event_reader import scope_condition
+from projections.epcis.terms import (
+    BIZ_LOCATION,
+    BIZ_STEP,
+    COLUMNS,
+    DISPOSITION,
+    EVENT_TYPE,
+    READ_POINT,
+    TermIds,
+)
 
-#: Where each resource's values are indexed: table and column.
-SOURCES: dict[str, tuple[str, str]] = {
-    "eventTypes": ("epcis_events", "event_type"),
-    "epcs": ("epcis_event_epcs", "epc"),
-    "bizSteps": ("epcis_events", "biz_step"),
-    "bizLocations": ("epcis_events", "biz_location"),
-    "readPoints": ("epcis_events", "read_point"),
-    "dispositions": ("epcis_events", "disposition"),
+#: The kind of term each vocabulary resource lists (`epcs` are in their own table).
+KINDS: dict[str, int] = {
+    "eventTypes": EVENT_TYPE,
+    "bizSteps": BIZ_STEP,
+    "bizLocations": BIZ_LOCATION,
+    "readPoints": READ_POINT,
+    "dispositions": DISPOSITION,
 }
 
 
@@ -36,24 +44,43 @@ class EventValueReader:
     ) -> list[str]:
         """Up to `limit` distinct values of `resource` after `after`, held by events at
         log positions ≤ `snapshot` that match one of the `scope` queries (when given)."""
-        if scope is None:
-            sql, params = self._skip_scan(resource, limit, snapshot, after)
-        else:
-            sql, params = self._within(resource, limit, snapshot, after, scope)
         with self._db.transaction(write=False) as conn:
+            if scope is None and resource in KINDS:
+                sql, params = self._terms(KINDS[resource], limit, snapshot, after)
+            elif scope is None:
+                sql, params = self._skip_scan(limit, snapshot, after)
+            else:
+                sql, params = _within(TermIds(conn), resource, limit, snapshot, after, scope)
             return [row[0] for row in conn.fetchall(sql, params)]
 
-    def _skip_scan(
-        self, resource: str, limit: int, snapshot: int, after: str | None
+    def _terms(
+        self, kind: int, limit: int, snapshot: int, after: str | None
     ) -> tuple[str, list[Any]]:
-        # One index probe per value: a step held by a million events costs what a step
-        # held by one does, where DISTINCT would read every index entry of both.
-        table, column = SOURCES[resource]
+        # The kind's terms in text order, each kept when an event within the snapshot
+        # holds it: one index probe per term (terms are only ever added by events).
+        column = COLUMNS[kind]
+        params: list[Any] = [kind]
+        where = ["t.kind = ?"]
+        if after is not None:
+            where.append("t.value > ?")
+            params.append(after)
+        where.append(
+            f"EXISTS (SELECT 1 FROM epcis_events e WHERE e.{column} = t.id AND e.position <= ?)"
+        )
+        params.extend((snapshot, limit))
+        sql = (
+            f"SELECT t.value FROM epcis_terms t WHERE {' AND '.join(where)}"
+            " ORDER BY t.value LIMIT ?"
+        )
+        return sql, params
 
+    def _skip_scan(self, limit: int, snapshot: int, after: str | None) -> tuple[str, list[Any]]:
+        # One index probe per EPC: an EPC in a million events costs what one in a single
+        # event does, where DISTINCT would read every index entry of both.
         def next_value(bound: str) -> str:
             return (
-                f"(SELECT v.{column} FROM {table} v WHERE v.{column} > {bound}"
-                f" AND v.position <= ? ORDER BY v.{column} LIMIT 1)"
+                f"(SELECT v.epc FROM epcis_event_epcs v WHERE v.epc > {bound}"
+                " AND v.position <= ? ORDER BY v.epc LIMIT 1)"
             )
 
         first = next_value("?") if after is not None else next_value("''")
@@ -67,35 +94,33 @@ class EventValueReader:
         params.extend((snapshot, snapshot, limit))
         return sql, params
 
-    def _within(
-        self,
-        resource: str,
-        limit: int,
-        snapshot: int,
-        after: str | None,
-        scope: Sequence[EventQuery],
-    ) -> tuple[str, list[Any]]:
-        # A caller limited by a rule reads the values of the events its scope allows:
-        # those events are found first, through the scope's own indexes.
-        table, column = SOURCES[resource]
-        params: list[Any] = [snapshot]
-        source = "epcis_events e"
-        value = f"e.{column}"
-        if table != "epcis_events":
-            source = f"{table} v JOIN epcis_events e ON e.position = v.position"
-            value = f"v.{column}"
-        where = ["e.position <= ?", f"{value} IS NOT NULL"]
-        if after is not None:
-            where.append(f"{value} > ?")
-            params.append(after)
-        alternatives = [
-            " AND ".join(build_where(self._db.dialect, allowed, params)) or "1 = 1"
-            for allowed in scope
-        ]
-        where.append("(" + " OR ".join(f"({a})" for a in alternatives) + ")" if scope else "1 = 0")
-        params.append(limit)
-        sql = (
-            f"SELECT DISTINCT {value} FROM {source} WHERE {' AND '.join(where)}"
-            f" ORDER BY {value} LIMIT ?"
-        )
-        return sql, params
+
+def _within(
+    terms: TermIds,
+    resource: str,
+    limit: int,
+    snapshot: int,
+    after: str | None,
+    scope: Sequence[EventQuery],
+) -> tuple[str, list[Any]]:
+    # A caller limited by a rule reads the values of the events its scope allows:
+    # those events are found first, through the scope's own indexes.
+    params: list[Any] = [snapshot]
+    if resource in KINDS:
+        column = COLUMNS[KINDS[resource]]
+        source = f"epcis_events e JOIN epcis_terms t ON t.id = e.{column}"
+        value = "t.value"
+    else:
+        source = "epcis_event_epcs v JOIN epcis_events e ON e.position = v.position"
+        value = "v.epc"
+    where = ["e.position <= ?", f"{value} IS NOT NULL"]
+    if after is not None:
+        where.append(f"{value} > ?")
+        params.append(after)
+    where.append(scope_condition(terms, scope, params))
+    params.append(limit)
+    sql = (
+        f"SELECT DISTINCT {value} FROM {source} WHERE {' AND '.join(where)}"
+        f" ORDER BY {value} LIMIT ?"
+    )
+    return sql, params

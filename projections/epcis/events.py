@@ -16,43 +16,59 @@ from projections.epcis.prefixes import record_capture_accounts, record_prefixes
 from projections.epcis.sensors import SCHEMA as SENSOR_SCHEMA
 from projections.epcis.sensors import TABLES as SENSOR_TABLES
 from projections.epcis.sensors import insert_sensor_rows
+from projections.epcis.terms import (
+    ACTION,
+    BIZ_LOCATION,
+    BIZ_STEP,
+    DISPOSITION,
+    EVENT_TYPE,
+    READ_POINT,
+    term_numbers,
+)
+from projections.epcis.terms import SCHEMA as TERMS_SCHEMA
+from projections.epcis.terms import TABLES as TERMS_TABLES
 from projections.projection import Projection
 
 SCHEMA = (
+    # Vocabulary values as their numbers in `epcis_terms` (projections/epcis/terms.py);
+    # fixed-width columns first, so that none is padded.
     """CREATE TABLE IF NOT EXISTS epcis_events (
         position {bigint} PRIMARY KEY,
-        event_id {key_text} NOT NULL,
-        event_type TEXT NOT NULL,
         event_time {bigint} NOT NULL,
         record_time {bigint} NOT NULL,
-        action TEXT,
-        biz_step {key_text},
-        disposition {key_text},
-        read_point {key_text},
-        biz_location {key_text},
+        declaration_time {bigint},
+        event_type_term INTEGER NOT NULL,
+        action_term INTEGER,
+        biz_step_term INTEGER,
+        disposition_term INTEGER,
+        read_point_term INTEGER,
+        biz_location_term INTEGER,
+        event_id {key_text} NOT NULL,
         transformation_id {key_text},
         capture_id TEXT NOT NULL,
-        declaration_time {bigint},
         error_reason {key_text})""",
     # Not unique: an event ID names the event and its error declarations, and events of
     # different accounts (multi-tenant) may share one.
     "CREATE INDEX IF NOT EXISTS epcis_events_event_id ON epcis_events (event_id, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_event_time ON epcis_events (event_time, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_record_time ON epcis_events (record_time, position)",
-    "CREATE INDEX IF NOT EXISTS epcis_events_type ON epcis_events (event_type, position)",
-    "CREATE INDEX IF NOT EXISTS epcis_events_biz_step ON epcis_events (biz_step, position)",
-    "CREATE INDEX IF NOT EXISTS epcis_events_disposition ON epcis_events (disposition, position)",
-    "CREATE INDEX IF NOT EXISTS epcis_events_read_point ON epcis_events (read_point, position)",
-    "CREATE INDEX IF NOT EXISTS epcis_events_biz_location ON epcis_events (biz_location, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_type ON epcis_events (event_type_term, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_biz_step ON epcis_events (biz_step_term, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_disposition"
+    " ON epcis_events (disposition_term, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_read_point"
+    " ON epcis_events (read_point_term, position)",
+    "CREATE INDEX IF NOT EXISTS epcis_events_biz_location"
+    " ON epcis_events (biz_location_term, position)",
     # A place or a step within a time window, the commonest pairs: the window alone reads
     # every event of the hour, the place alone every event there (tens of thousands at a
     # million). The position last also serves orderBy=eventTime from the index.
     "CREATE INDEX IF NOT EXISTS epcis_events_biz_location_time"
-    " ON epcis_events (biz_location, event_time, position)",
+    " ON epcis_events (biz_location_term, event_time, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_read_point_time"
-    " ON epcis_events (read_point, event_time, position)",
+    " ON epcis_events (read_point_term, event_time, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_biz_step_time"
-    " ON epcis_events (biz_step, event_time, position)",
+    " ON epcis_events (biz_step_term, event_time, position)",
     # Most events have no transformation ID; a partial index costs them nothing.
     "CREATE INDEX IF NOT EXISTS epcis_events_transformation"
     " ON epcis_events (transformation_id, position) WHERE transformation_id IS NOT NULL",
@@ -125,24 +141,25 @@ SCHEMA = (
     " ON epcis_event_fields (name, scope, time_value, position) WHERE time_value IS NOT NULL",
     # orderBy=<field> asks whether an event has a smaller value, or any, by its position.
     "CREATE INDEX IF NOT EXISTS epcis_event_fields_position ON epcis_event_fields (position)",
+    *TERMS_SCHEMA,
     *PREFIX_SCHEMA,
     *SENSOR_SCHEMA,
 )
 
 EVENT_COLUMNS = (
     "position",
-    "event_id",
-    "event_type",
     "event_time",
     "record_time",
-    "action",
-    "biz_step",
-    "disposition",
-    "read_point",
-    "biz_location",
+    "declaration_time",
+    "event_type_term",
+    "action_term",
+    "biz_step_term",
+    "disposition_term",
+    "read_point_term",
+    "biz_location_term",
+    "event_id",
     "transformation_id",
     "capture_id",
-    "declaration_time",
     "error_reason",
 )
 
@@ -157,6 +174,7 @@ TABLES = (
     "epcis_event_quantities",
     "epcis_event_epcs",
     "epcis_events",
+    *TERMS_TABLES,
 )
 
 
@@ -175,6 +193,31 @@ def _fits(value: str | None, other: str | None = None) -> bool:
     if other is not None:
         length += len(other)
     return length <= MAX_INDEXED_LENGTH
+
+
+#: The kinds of the vocabulary values of an `epcis_events` row, in its column order.
+_KINDS = (EVENT_TYPE, ACTION, BIZ_STEP, DISPOSITION, READ_POINT, BIZ_LOCATION)
+#: Where those values begin in the row.
+_FIRST_TERM = EVENT_COLUMNS.index("event_type_term")
+
+
+def _numbered(
+    conn: Connection, rows: list[tuple[Any, ...]], wanted: set[tuple[int, str]]
+) -> list[tuple[Any, ...]]:
+    """The rows with their vocabulary values replaced by the values' term numbers."""
+    numbers = term_numbers(conn, wanted)
+    first, last = _FIRST_TERM, _FIRST_TERM + len(_KINDS)
+    return [
+        (
+            *row[:first],
+            *(
+                None if value is None else numbers[kind, value]
+                for kind, value in zip(_KINDS, row[first:last], strict=True)
+            ),
+            *row[last:],
+        )
+        for row in rows
+    ]
 
 
 class EpcisEventsProjection(Projection):
@@ -203,6 +246,7 @@ class EpcisEventsProjection(Projection):
         corrections: list[tuple[Any, ...]] = []
         sensors: list[tuple[int, EventTerms]] = []
         persistent: list[tuple[Any, ...]] = []
+        wanted: set[tuple[int, str]] = set()
         for logged in events:
             captured: Any = logged.event
             position = logged.position
@@ -212,21 +256,27 @@ class EpcisEventsProjection(Projection):
                 terms = derived.index
             else:
                 terms = event_terms(captured.epcis_event, namespaces)
+            vocabulary = (
+                terms.event_type,
+                terms.action,
+                _indexable(terms.biz_step),
+                _indexable(terms.disposition),
+                _indexable(terms.read_point),
+                _indexable(terms.biz_location),
+            )
+            for kind, value in zip(_KINDS, vocabulary, strict=True):
+                if value is not None:
+                    wanted.add((kind, value))
             events_rows.append(
                 (
                     position,
-                    captured.event_id,
-                    terms.event_type,
                     terms.event_time,
                     timestamp_micros(captured.record_time),
-                    terms.action,
-                    _indexable(terms.biz_step),
-                    _indexable(terms.disposition),
-                    _indexable(terms.read_point),
-                    _indexable(terms.biz_location),
+                    terms.declaration_time,
+                    *vocabulary,
+                    captured.event_id,
                     _indexable(terms.transformation_id),
                     captured.capture_id,
-                    terms.declaration_time,
                     _indexable(terms.error_reason),
                 )
             )
@@ -245,7 +295,7 @@ class EpcisEventsProjection(Projection):
                 for scope, name, text, number, instant in terms.fields
                 if _fits(name)
             )
-        conn.insert_many("epcis_events", EVENT_COLUMNS, events_rows)
+        conn.insert_many("epcis_events", EVENT_COLUMNS, _numbered(conn, events_rows, wanted))
         conn.insert_many("epcis_event_epcs", ("position", "role", "epc"), epcs)
         conn.insert_many(
             "epcis_event_quantities",

@@ -10,11 +10,29 @@ from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF,
 from infrastructure.database import Connection, Database
 from infrastructure.sql_conditions import any_of, chunks
 from projections.epcis.event_reader import scope_condition
+from projections.epcis.terms import (
+    BIZ_LOCATION,
+    BIZ_STEP,
+    COLUMNS,
+    DISPOSITION,
+    READ_POINT,
+    TermIds,
+)
 
 #: Identifiers per statement: one array (PostgreSQL) or JSON text (SQLite) parameter.
 _CHUNK = 10_000
 
 _COLUMNS = "relation, source, target, source_urn, target_urn, position, event_time"
+#: The texts of an event's step, disposition and places (see projections/epcis/terms.py).
+_STATE_TERMS = "".join(
+    f" LEFT JOIN epcis_terms {alias} ON {alias}.id = e.{COLUMNS[kind]}"
+    for alias, kind in (
+        ("bs", BIZ_STEP),
+        ("d", DISPOSITION),
+        ("bl", BIZ_LOCATION),
+        ("rp", READ_POINT),
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -44,6 +62,18 @@ class StateRow:
     disposition: str | None
     biz_location: str | None
     read_point: str | None
+
+
+#: The condition on `epcis_events e` of the events a caller may read, with its
+#: parameters; None when the caller may read all.
+_Scope = tuple[str, list[Any]] | None
+
+
+def _scope_sql(conn: Connection, scope: Sequence[EventQuery] | None) -> _Scope:
+    if scope is None:
+        return None
+    params: list[Any] = []
+    return scope_condition(TermIds(conn), scope, params), params
 
 
 def _declared(alias: str) -> str:
@@ -87,8 +117,9 @@ class LineageReader:
         later DELETE the caller may read ended it (which may be before `at`).
         `parents_only`: only `contained_in`, downstream."""
         rows: list[LinkRow] = []
+        readable = _scope_sql(conn, scope)
         for part in chunks(list(frontier), _CHUNK):
-            sql, params = self._links_sql(part, downstream, at, scope, parents_only)
+            sql, params = self._links_sql(part, downstream, at, readable, parents_only)
             found = conn.fetchall(sql, params)
             rows.extend(
                 LinkRow(
@@ -106,24 +137,23 @@ class LineageReader:
             )
         return rows
 
-    def _readable(
-        self, position: str, scope: Sequence[EventQuery] | None, params: list[Any]
-    ) -> str:
+    def _readable(self, position: str, readable: _Scope, params: list[Any]) -> str:
         """The condition that the event at `position` (a column) is one the caller may read
-        and no error declaration retracted."""
+        (`readable`, see `_scope_sql`) and no error declaration retracted."""
         where = [f"e.position = {position}", _declared("e")]
-        if scope is not None:
-            where.append(scope_condition(self._db.dialect, scope, params))
+        if readable is not None:
+            where.append(readable[0])
+            params.extend(readable[1])
         return f"EXISTS (SELECT 1 FROM epcis_events e WHERE {' AND '.join(where)})"
 
-    def _until(self, link: str, scope: Sequence[EventQuery] | None, params: list[Any]) -> str:
+    def _until(self, link: str, readable: _Scope, params: list[Any]) -> str:
         """The time of the earliest readable DELETE ending the link `link` (an alias)."""
         where = [
             f"n.parent = {link}.target",
             f"n.relation = {link}.relation",
             f"(n.child IS NULL OR n.child = {link}.source)",
             f"n.event_time >= {link}.event_time",
-            self._readable("n.position", scope, params),
+            self._readable("n.position", readable, params),
         ]
         return f"(SELECT MIN(n.event_time) FROM epcis_lineage_ends n WHERE {' AND '.join(where)})"
 
@@ -132,7 +162,7 @@ class LineageReader:
         frontier: Sequence[str],
         downstream: bool,
         at: int,
-        scope: Sequence[EventQuery] | None,
+        readable: _Scope,
         parents_only: bool,
     ) -> tuple[str, list[Any]]:
         """One statement for a hop; its parameters in the order the text names them."""
@@ -140,14 +170,14 @@ class LineageReader:
         params: list[Any] = []
         near, far = ("source", "target") if downstream else ("target", "source")
         # Children and parents, ended by DELETEs.
-        until = self._until("l", scope, params)
+        until = self._until("l", readable, params)
         where = [any_of(dialect, f"l.{near}", frontier, params)]
         relations = (CONTAINED_IN,) if parents_only else (CONTAINED_IN, ASSOCIATED_WITH)
         where.append(f"l.relation IN ({', '.join('?' * len(relations))})")
         params.extend(relations)
         where.append("l.event_time <= ?")
         params.append(at)
-        where.append(self._readable("l.position", scope, params))
+        where.append(self._readable("l.position", readable, params))
         selects = [
             f"SELECT {_COLUMNS}, {_event_id('l')}, {until} FROM epcis_lineage_links l"
             f" WHERE {' AND '.join(where)}"
@@ -158,7 +188,7 @@ class LineageReader:
         where = [any_of(dialect, f"m.{far}", frontier, params), "m.relation = ?"]
         params.extend((MEMBER_OF, at))
         where.append("m.event_time <= ?")
-        where.append(self._readable("m.position", scope, params))
+        where.append(self._readable("m.position", readable, params))
         selects.append(
             f"SELECT {_COLUMNS}, {_event_id('m')}, CAST(NULL AS {{bigint}})"
             f" FROM epcis_lineage_links m WHERE {' AND '.join(where)}"
@@ -171,8 +201,8 @@ class LineageReader:
         where = [any_of(dialect, "f.item", frontier, params), "f.side = ?", "o.side = ?"]
         params.extend((side, other, at, at))
         where.extend(("f.event_time <= ?", "o.event_time <= ?"))
-        where.append(self._readable("f.position", scope, params))
-        where.append(self._readable("o.position", scope, params))
+        where.append(self._readable("f.position", readable, params))
+        where.append(self._readable("o.position", readable, params))
         selects.append(
             f"SELECT '{TRANSFORMED_INTO}', {source}.item, {target}.item, {source}.item_urn,"
             f" {target}.item_urn, {output}.position, {output}.event_time,"
@@ -188,6 +218,7 @@ class LineageReader:
         """For each identifier, the latest readable event at or before `at` that names it
         (as an EPC in any role, or as a quantity's class)."""
         latest: dict[str, StateRow] = {}
+        readable = _scope_sql(conn, scope)
         for part in chunks(sorted(ids), _CHUNK):
             params: list[Any] = []
             selects = []
@@ -202,13 +233,14 @@ class LineageReader:
                     _declared("e"),
                 ]
                 params.append(at)
-                if scope is not None:
-                    where.append(scope_condition(self._db.dialect, scope, params))
+                if readable is not None:
+                    where.append(readable[0])
+                    params.extend(readable[1])
                 selects.append(
-                    f"SELECT x.{column}, e.position, e.event_id, e.event_time, e.biz_step,"
-                    " e.disposition, e.biz_location, e.read_point"
+                    f"SELECT x.{column}, e.position, e.event_id, e.event_time, bs.value,"
+                    " d.value, bl.value, rp.value"
                     f" FROM {table} x JOIN epcis_events e ON e.position = x.position"
-                    f" WHERE {' AND '.join(where)}"
+                    f"{_STATE_TERMS} WHERE {' AND '.join(where)}"
                 )
             found = conn.fetchall(" UNION ALL ".join(selects), params)
             for r in found:

@@ -161,7 +161,12 @@ async def test_an_event_captured_with_a_cbv_curie_adds_no_member_beside_the_bare
 
 def biz_steps(service: Tracepoint) -> list[str]:
     with service.database.transaction(write=False) as conn:
-        return [row[0] for row in conn.fetchall("SELECT biz_step FROM epcis_events")]
+        return [
+            row[0]
+            for row in conn.fetchall(
+                "SELECT t.value FROM epcis_events e JOIN epcis_terms t ON t.id = e.biz_step_term"
+            )
+        ]
 
 
 def test_events_indexed_before_cbv_curies_were_expanded_are_indexed_again_on_upgrade(

@@ -236,6 +236,7 @@ class TestDeclarationParameters:
     ) -> None:
         from domain.epcis.event_query import parse_event_query
         from projections.epcis.event_reader import build_where
+        from projections.epcis.terms import TermIds
 
         database = tracepoint.database
         postgres = database.dialect.name == "postgresql"
@@ -246,9 +247,10 @@ class TestDeclarationParameters:
             {"EXISTS_errorDeclaration": ["true"]},
         ):
             args: list[Any] = []
-            where = " AND ".join(build_where(database.dialect, parse_event_query(params), args))
             explain = "EXPLAIN" if postgres else "EXPLAIN QUERY PLAN"
             with database.transaction(write=False) as conn:
+                query = parse_event_query(params)
+                where = " AND ".join(build_where(TermIds(conn), query, args))
                 if postgres:
                     conn.execute("SET LOCAL enable_seqscan = off")
                 plan = " ".join(

@@ -1,0 +1,134 @@
+"""Vocabulary values interned as small numbers: an event's type, action, business step,
+disposition, read point and business location are held in `epcis_events` and its nine
+indexes as the number of their text in `epcis_terms`, where each text is kept once.
+
+Keys of a few bytes instead of URIs of 30 to 50 (`https://ref.gs1.org/cbv/BizStep-shipping`)
+make each of those indexes about a third of its size. Numbers are given per kind, so a
+kind's values are listed in text order from the terms alone, and they are assigned by
+the database inside the writer's transaction: a rolled-back capture leaves no number in
+use, and a rebuilt table numbers afresh, so nothing outside the database remembers them.
+"""
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from infrastructure.database import Connection
+from infrastructure.sql_conditions import any_glob, any_of
+
+EVENT_TYPE = 1
+ACTION = 2
+BIZ_STEP = 3
+DISPOSITION = 4
+READ_POINT = 5
+BIZ_LOCATION = 6
+
+#: The `epcis_events` column that holds each kind's number.
+COLUMNS = {
+    EVENT_TYPE: "event_type_term",
+    ACTION: "action_term",
+    BIZ_STEP: "biz_step_term",
+    DISPOSITION: "disposition_term",
+    READ_POINT: "read_point_term",
+    BIZ_LOCATION: "biz_location_term",
+}
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS epcis_terms (
+        id {id_key},
+        kind SMALLINT NOT NULL,
+        value {key_text} NOT NULL)""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS epcis_terms_value ON epcis_terms (kind, value)",
+)
+
+TABLES = ("epcis_terms",)
+
+Term = tuple[int, str]
+
+# One statement on PostgreSQL: what is new is inserted, what was there is selected. The
+# SELECT does not see rows another transaction committed while this one waited on them
+# (same snapshot); those are read again by `term_numbers`.
+_INTERN_POSTGRESQL = (
+    "WITH wanted (kind, value) AS (SELECT * FROM unnest(?::smallint[], ?::text[])),"
+    " added AS (INSERT INTO epcis_terms (kind, value)"
+    " SELECT kind, value FROM wanted ORDER BY kind, value"
+    " ON CONFLICT (kind, value) DO NOTHING RETURNING id, kind, value)"
+    " SELECT id, kind, value FROM added UNION ALL"
+    " SELECT t.id, t.kind, t.value FROM epcis_terms t"
+    " JOIN wanted w ON t.kind = w.kind AND t.value = w.value"
+)
+
+
+def term_numbers(conn: Connection, terms: Iterable[Term]) -> dict[Term, int]:
+    """The number of each `(kind, value)`, numbering those not seen before."""
+    wanted = sorted(set(terms))
+    if not wanted:
+        return {}
+    if conn.dialect.name == "postgresql":
+        kinds, values = [kind for kind, _ in wanted], [value for _, value in wanted]
+        found = _numbered(conn.fetchall(_INTERN_POSTGRESQL, (kinds, values)))
+    else:
+        # SQLite runs one writer at a time: nothing can be added between the two.
+        conn.executemany("INSERT OR IGNORE INTO epcis_terms (kind, value) VALUES (?, ?)", wanted)
+        found = {}
+    missing = [term for term in wanted if term not in found]
+    if missing:
+        params: list[Any] = []
+        values_sql = any_of(conn.dialect, "value", sorted({v for _, v in missing}), params)
+        rows = conn.fetchall(f"SELECT id, kind, value FROM epcis_terms WHERE {values_sql}", params)
+        found |= _numbered(rows)
+    absent = [term for term in wanted if term not in found]
+    if absent:
+        raise RuntimeError(f"vocabulary terms were not numbered: {absent[:3]}")
+    return found
+
+
+def _numbered(rows: Iterable[tuple[Any, ...]]) -> dict[Term, int]:
+    return {(int(kind), str(value)): int(number) for number, kind, value in rows}
+
+
+def term_values(conn: Connection, numbers: Iterable[int | None]) -> dict[int, str]:
+    """The text of each term number (those of `None` left out)."""
+    wanted = sorted({n for n in numbers if n is not None})
+    if not wanted:
+        return {}
+    params: list[Any] = []
+    where = any_of(conn.dialect, "id", wanted, params)
+    return {
+        int(n): str(v)
+        for n, v in conn.fetchall(f"SELECT id, value FROM epcis_terms WHERE {where}", params)
+    }
+
+
+class TermIds:
+    """The numbers of the terms a query names, read on the connection the query then runs
+    on, and written into its SQL as literals.
+
+    The planner sees the numbers and uses its statistics of them: a rare step is found
+    through its index, a common one by walking the events in position order. Behind a
+    subquery it would guess the same for both, and walk all events for the rare one.
+    """
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self.dialect = conn.dialect
+
+    def condition(self, kind: int, terms_where: str, params: Sequence[Any]) -> str:
+        """`epcis_events e` holds, as its `kind`, one of the terms `terms_where` (a
+        condition on `t.value`, with `params`) selects."""
+        rows = self._conn.fetchall(
+            f"SELECT t.id FROM epcis_terms t WHERE t.kind = ? AND ({terms_where}) ORDER BY t.id",
+            [kind, *params],
+        )
+        if not rows:
+            return "1 = 0"
+        return f"e.{COLUMNS[kind]} IN ({', '.join(str(int(row[0])) for row in rows)})"
+
+    def any_of(self, kind: int, values: Sequence[str]) -> str:
+        """`epcis_events e` holds one of `values` as its `kind`."""
+        params: list[Any] = []
+        return self.condition(kind, any_of(self.dialect, "t.value", values, params), params)
+
+    def matching(self, kind: int, globs: Sequence[Any]) -> str:
+        """`epcis_events e` holds, as its `kind`, a value matching one of the patterns."""
+        params: list[Any] = []
+        return self.condition(kind, any_glob(self.dialect, "t.value", globs, params), params)
