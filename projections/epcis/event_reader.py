@@ -10,6 +10,7 @@ from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database
 from infrastructure.sql_conditions import any_glob, in_list
+from projections.epcis.event_keys import event_key
 from projections.epcis.field_order import field_order_page, row_sort_key
 from projections.epcis.position_pages import positions_first, split_conditions
 from projections.epcis.stored_documents import log_join, stored_document
@@ -69,12 +70,12 @@ def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[st
         if bound is not None:
             where.append(f"{column} {op} ?")
             params.append(bound)
-    for column, values in (
-        ("e.transformation_id", query.transformation_ids),
-        ("e.event_id", query.event_ids),
-    ):
-        if values:
-            where.append(in_list(column, values, params))
+    if query.transformation_ids:
+        where.append(in_list("e.transformation_id", query.transformation_ids, params))
+    if query.event_ids:
+        keys = sorted({event_key(event_id) for event_id in query.event_ids})
+        where.append(in_list("e.event_key", keys, params))
+        where.append(in_list("e.event_id", query.event_ids, params))
     where.extend(_declaration_conditions(query, params))
     where.extend(_field_condition(match, params) for match in query.field_matches)
     where.extend(_column_condition(match, params) for match in query.column_matches)

@@ -9,6 +9,7 @@ from domain.epcis.index_terms import EventTerms, event_terms
 from domain.epcis.timestamps import timestamp_micros
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
+from projections.epcis.event_keys import event_key
 from projections.epcis.prefixes import FOLLOWS as PREFIX_FOLLOWS
 from projections.epcis.prefixes import SCHEMA as PREFIX_SCHEMA
 from projections.epcis.prefixes import TABLES as PREFIX_TABLES
@@ -34,6 +35,7 @@ SCHEMA = (
     # fixed-width columns first, so that none is padded.
     """CREATE TABLE IF NOT EXISTS epcis_events (
         position {bigint} PRIMARY KEY,
+        event_key {bigint} NOT NULL,
         event_time {bigint} NOT NULL,
         record_time {bigint} NOT NULL,
         declaration_time {bigint},
@@ -47,9 +49,10 @@ SCHEMA = (
         transformation_id {key_text},
         capture_id TEXT NOT NULL,
         error_reason {key_text})""",
-    # Not unique: an event ID names the event and its error declarations, and events of
-    # different accounts (multi-tenant) may share one.
-    "CREATE INDEX IF NOT EXISTS epcis_events_event_id ON epcis_events (event_id, position)",
+    # The event ID is found by its key (projections/epcis/event_keys.py). Not unique: an
+    # event ID names the event and its error declarations, and events of different
+    # accounts (multi-tenant) may share one.
+    "CREATE INDEX IF NOT EXISTS epcis_events_event_key ON epcis_events (event_key, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_event_time ON epcis_events (event_time, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_record_time ON epcis_events (record_time, position)",
     "CREATE INDEX IF NOT EXISTS epcis_events_type ON epcis_events (event_type_term, position)",
@@ -148,6 +151,7 @@ SCHEMA = (
 
 EVENT_COLUMNS = (
     "position",
+    "event_key",
     "event_time",
     "record_time",
     "declaration_time",
@@ -270,6 +274,7 @@ class EpcisEventsProjection(Projection):
             events_rows.append(
                 (
                     position,
+                    event_key(captured.event_id),
                     terms.event_time,
                     timestamp_micros(captured.record_time),
                     terms.declaration_time,

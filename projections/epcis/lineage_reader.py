@@ -81,7 +81,8 @@ def _declared(alias: str) -> str:
     account: tenants may hold events under one event ID, each declared apart)."""
     account = "COALESCE((SELECT j.account FROM epcis_capture_jobs j WHERE j.capture_id = {}), '')"
     return (
-        f"NOT EXISTS (SELECT 1 FROM epcis_events d WHERE d.event_id = {alias}.event_id"
+        "NOT EXISTS (SELECT 1 FROM epcis_events d"
+        f" WHERE d.event_key = {alias}.event_key AND d.event_id = {alias}.event_id"
         " AND d.declaration_time IS NOT NULL"
         f" AND {account.format('d.capture_id')} = {account.format(alias + '.capture_id')})"
     )
