@@ -1,6 +1,6 @@
 """Answers EPCIS event queries from the query tables, one keyset page at a time."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +11,7 @@ from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database
 from infrastructure.sql_conditions import any_glob, in_list
 from projections.epcis.event_keys import event_key
-from projections.epcis.field_order import field_order_page, row_sort_key
+from projections.epcis.field_order import field_order_stages, row_sort_key
 from projections.epcis.position_pages import positions_first, split_conditions
 from projections.epcis.stored_documents import log_join, stored_document
 from projections.epcis.terms import (
@@ -258,8 +258,13 @@ class EpcisEventReader:
         while a client pages do not shift pages, so nothing is skipped or repeated.
         """
         with self._db.reading() as conn:
-            sql, params = self._page_sql(TermIds(conn), query, limit, snapshot, after, scope)
-            rows = conn.fetchall(sql, params)
+            rows: list[Any] = []
+            # Stages in page order (one for every order but a field's): read until full.
+            for sql, params in self._page_sql(TermIds(conn), query, limit, snapshot, after, scope):
+                rows.extend(conn.fetchall(sql, params))
+                if len(rows) >= limit:
+                    break
+            rows = rows[:limit]
         if query.order_by == "field":
             return [
                 PageRow(int(r[0]), row_sort_key(r[1], r[2], r[3]), *stored_document(r[5], r[4]))
@@ -275,7 +280,7 @@ class EpcisEventReader:
         snapshot: int,
         after: tuple[int | float | str, int] | None,
         scope: Sequence[EventQuery] | None,
-    ) -> tuple[str, list[Any]]:
+    ) -> Iterable[tuple[str, list[Any]]]:
         if scope is None and query.order_by == "position":
             found: list[Any] = []
             conditions = split_conditions(build_where(terms, query, found), found)
@@ -287,7 +292,7 @@ class EpcisEventReader:
                 log_join(self._db.dialect),
             )
             if planned is not None:
-                return planned
+                return [planned]
         params: list[Any] = [snapshot]
         # The snapshot bound never narrows much; the unary plus keeps planners from
         # walking the primary key for it instead of using a selective index.
@@ -295,7 +300,7 @@ class EpcisEventReader:
         if scope is not None:
             where.append(scope_condition(terms, scope, params))
         if query.order_by == "field":
-            return field_order_page(
+            return field_order_stages(
                 query.order_field,
                 where,
                 params,
@@ -324,7 +329,7 @@ class EpcisEventReader:
             f" WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
         )
         params.append(limit)
-        return sql, params
+        return [(sql, params)]
 
     def snapshot(self) -> int:
         """The newest log position the query tables hold."""

@@ -4,18 +4,20 @@ field's value indexes rather than by ordering every matching event.
 The standard orders by a field of type Int, Float, Time or String, strings by code point.
 A field's value is a number or an instant where it reads as one, else its text. An
 event's key is its least number or instant; failing any, its least text; failing that it
-has none. Ascending: events without a key first, then numbers and instants (an instant
-is its µs since 1970), then texts; descending the reverse. Ties keep log order in the
-direction asked.
+has none. Ascending: numbers and instants (an instant is its µs since 1970), then texts;
+descending the reverse; events without a key last either way (the standard lets them be
+anywhere). Ties keep log order in the direction asked.
 
-The page merges four walks, each stopping after one page: the field's numbers, its
-instants and its texts in order, and the events without a key in log order. A value
-counts only for an event with no key that sorts before it (look-ups by position), so
-each event is listed once, at its key; keyset cursors resume every walk where it stopped.
+A page is read in stages, one per kind of key, each a walk of the field's values in order
+(numbers and instants merged) stopping after one page, and a later stage is read only
+when the earlier ones did not fill the page: the events without a key, which only a walk
+of every selected event finds, are looked for only once the keys run out. A value counts
+only for an event with no key that sorts before it (look-ups by position), so each event
+is listed once, at its key; keyset cursors resume the walk where it stopped.
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from infrastructure.sql_conditions import in_list
@@ -23,7 +25,7 @@ from infrastructure.sql_conditions import in_list
 #: The order key of an event without the field ordered by: below every real value.
 NO_VALUE = -1e300
 
-#: The kinds of key, in ascending order: none, a number or instant, a text.
+#: The kinds of key: none, a number or instant, a text.
 _NONE, _NUMBER, _TEXT = 0, 1, 2
 _BIGINT = (-(2**63), 2**63 - 1)
 #: Typed nulls: a union's columns need one type (and, on PostgreSQL, one collation) in
@@ -62,7 +64,7 @@ def _instant_bound(key: float, descending: bool) -> int:
     return max(_BIGINT[0], min(_BIGINT[1], bound))
 
 
-def field_order_page(
+def field_order_stages(
     names: Sequence[str],
     where: Sequence[str],
     where_params: Sequence[Any],
@@ -70,107 +72,165 @@ def field_order_page(
     descending: bool,
     after: tuple[int | float | str, int] | None,
     log_join: str,
-) -> tuple[str, list[Any]]:
-    """The SQL and parameters of a page of
-    `(position, kind, number, text, event_id, state)` (see `row_sort_key`; `log_join`
-    joins each event's log entry as `s`, see `stored_documents`).
+) -> Iterator[tuple[str, list[Any]]]:
+    """The SQL and parameters of each stage of a page, in page order, each built when
+    the one before it has been read (see the module's docstring): each reads up to
+    `limit` rows `(position, kind, number, text, event_id, state)` of one kind of key (see
+    `row_sort_key`; `log_join` joins each event's log entry as `s`, see
+    `stored_documents`). The page is the first `limit` rows of the stages in turn.
 
     `where` are conditions on the event row `e`, with their parameters; `after` is the
     `(sort_key, position)` of the last event of the previous page.
     """
-    direction = "DESC" if descending else "ASC"
-    cmp = "<" if descending else ">"
-    arms: list[str] = []
-    params: list[Any] = []
-    event_where = " AND ".join(where)
     # Which kinds are still to come after the cursor, in the order asked.
     at = _kind(after[0]) if after is not None else None
-    order = [_TEXT, _NUMBER, _NONE] if descending else [_NONE, _NUMBER, _TEXT]
+    order = [_TEXT, _NUMBER, _NONE] if descending else [_NUMBER, _TEXT, _NONE]
     left = order if at is None else order[order.index(at) :]
+    stage = _Stage(names, where, where_params, limit, descending, after)
+    for kind in left:
+        arms, params = stage.arms(kind, resuming=kind == at)
+        yield stage.sql(arms, params, log_join)
 
-    def has_value(alias: str, position: str, condition: str) -> str:
+
+class _Stage:
+    """Builds the walks of one kind of key for a page."""
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        where: Sequence[str],
+        where_params: Sequence[Any],
+        limit: int,
+        descending: bool,
+        after: tuple[int | float | str, int] | None,
+    ) -> None:
+        self.names = names
+        self.event_where = " AND ".join(where)
+        self.where_params = where_params
+        self.limit = limit
+        self.descending = descending
+        self.direction = "DESC" if descending else "ASC"
+        self.cmp = "<" if descending else ">"
+        self.after = after
+
+    def has_value(self, params: list[Any], position: str, condition: str) -> str:
         """Whether the event at `position` has a value of the field that meets `condition`."""
         return (
-            f"EXISTS (SELECT 1 FROM epcis_event_fields {alias}"
-            f" WHERE {alias}.position = {position} AND {alias}.scope = ''"
-            f" AND {in_list(f'{alias}.name', names, params)} AND {condition})"
+            f"EXISTS (SELECT 1 FROM epcis_event_fields s"
+            f" WHERE s.position = {position} AND s.scope = ''"
+            f" AND {in_list('s.name', self.names, params)} AND {condition})"
         )
 
-    def resume(conditions: list[str], column: str, key: str, bound: Any) -> None:
+    def resume(
+        self, params: list[Any], conditions: list[str], column: str, key: str, bound: Any
+    ) -> None:
         """Resume the walk of the cursor's kind after it."""
-        assert after is not None
-        value, position = after
+        assert self.after is not None
+        value, position = self.after
         # The plain bound lets the index start at the cursor; the OR alone would not.
-        conditions.append(f"{column} {cmp}= ?")
-        conditions.append(f"({key} {cmp} ? OR ({key} = ? AND o.position {cmp} ?))")
+        conditions.append(f"{column} {self.cmp}= ?")
+        conditions.append(f"({key} {self.cmp} ? OR ({key} = ? AND o.position {self.cmp} ?))")
         params.extend((bound, value, value, position))
 
-    def walk(conditions: list[str], select: str, key: str) -> None:
+    def walk(self, params: list[Any], conditions: list[str], select: str, key: str) -> str:
         """One walk of the field's values in `key` order, for the events `where` selects."""
-        conditions.append(event_where)
-        params.extend(where_params)
-        params.append(limit)
-        arms.append(
+        conditions.append(self.event_where)
+        params.extend(self.where_params)
+        params.append(self.limit)
+        return (
             f"SELECT * FROM (SELECT DISTINCT o.position, {select}"
             " FROM epcis_event_fields o JOIN epcis_events e ON e.position = o.position"
             f" WHERE {' AND '.join(conditions)}"
-            f" ORDER BY {key} {direction}, o.position {direction} LIMIT ?) w"
+            f" ORDER BY {key} {self.direction}, o.position {self.direction} LIMIT ?) w"
         )
 
-    for name in names if _NUMBER in left else ():
-        for column, key in (("o.number_value", "o.number_value"), ("o.time_value", _INSTANT)):
+    def arms(self, kind: int, *, resuming: bool) -> tuple[list[str], list[Any]]:
+        """The walks of one kind of key, with their parameters."""
+        if kind == _NUMBER:
+            return self._numbers(resuming)
+        if kind == _TEXT:
+            return self._texts(resuming)
+        return self._keyless(resuming)
+
+    def _numbers(self, resuming: bool) -> tuple[list[str], list[Any]]:
+        arms: list[str] = []
+        params: list[Any] = []
+        for name in self.names:
+            for column, key in (("o.number_value", "o.number_value"), ("o.time_value", _INSTANT)):
+                params.append(name)
+                conditions = ["o.name = ?", "o.scope = ''", f"{column} IS NOT NULL"]
+                if column == "o.time_value":
+                    conditions.append("o.number_value IS NULL")
+                if resuming and self.after is not None:
+                    value = float(self.after[0])
+                    bound = value if key == column else _instant_bound(value, self.descending)
+                    self.resume(params, conditions, column, key, bound)
+                smaller = self.has_value(params, "o.position", f"{_NUMERIC} < {key}")
+                conditions.append(f"NOT {smaller}")
+                arms.append(
+                    self.walk(
+                        params,
+                        conditions,
+                        f"{_NUMBER} AS kind, {key} AS number, {_NULL_TEXT} AS text",
+                        key,
+                    )
+                )
+        return arms, params
+
+    def _texts(self, resuming: bool) -> tuple[list[str], list[Any]]:
+        arms: list[str] = []
+        params: list[Any] = []
+        for name in self.names:
             params.append(name)
-            conditions = ["o.name = ?", "o.scope = ''", f"{column} IS NOT NULL"]
-            if column == "o.time_value":
-                conditions.append("o.number_value IS NULL")
-            if at == _NUMBER:
-                value = float(after[0]) if after is not None else 0.0
-                bound = value if key == column else _instant_bound(value, descending)
-                resume(conditions, column, key, bound)
-            smaller = has_value("s", "o.position", f"{_NUMERIC} < {key}")
-            conditions.append(f"NOT {smaller}")
-            walk(conditions, f"{_NUMBER} AS kind, {key} AS number, {_NULL_TEXT} AS text", key)
-    for name in names if _TEXT in left else ():
-        params.append(name)
-        conditions = ["o.name = ?", "o.scope = ''", "o.text_value IS NOT NULL", _text_only("o")]
-        if at == _TEXT and after is not None:
-            resume(conditions, "o.text_value", "o.text_value", after[0])
-        numeric = has_value("s", "o.position", f"NOT ({_text_only('s')})")
-        smaller = has_value("s", "o.position", f"{_text_only('s')} AND s.text_value < o.text_value")
-        conditions.extend((f"NOT {numeric}", f"NOT {smaller}"))
-        walk(
-            conditions,
-            f"{_TEXT} AS kind, {_NULL_NUMBER} AS number, o.text_value AS text",
-            "o.text_value",
-        )
-    if _NONE in left:
-        any_value = has_value(
-            "s",
-            "e.position",
-            f"NOT ({_text_only('s')} AND s.text_value IS NULL)",
+            conditions = ["o.name = ?", "o.scope = ''", "o.text_value IS NOT NULL"]
+            conditions.append(_text_only("o"))
+            if resuming and self.after is not None:
+                self.resume(params, conditions, "o.text_value", "o.text_value", self.after[0])
+            numeric = self.has_value(params, "o.position", f"NOT ({_text_only('s')})")
+            smaller = self.has_value(
+                params, "o.position", f"{_text_only('s')} AND s.text_value < o.text_value"
+            )
+            conditions.extend((f"NOT {numeric}", f"NOT {smaller}"))
+            arms.append(
+                self.walk(
+                    params,
+                    conditions,
+                    f"{_TEXT} AS kind, {_NULL_NUMBER} AS number, o.text_value AS text",
+                    "o.text_value",
+                )
+            )
+        return arms, params
+
+    def _keyless(self, resuming: bool) -> tuple[list[str], list[Any]]:
+        params: list[Any] = []
+        any_value = self.has_value(
+            params, "e.position", f"NOT ({_text_only('s')} AND s.text_value IS NULL)"
         )
         conditions = [f"NOT {any_value}"]
-        if at == _NONE and after is not None:
-            conditions.append(f"e.position {cmp} ?")
-            params.append(after[1])
-        conditions.append(event_where)
-        params.extend(where_params)
-        params.append(limit)
-        arms.append(
+        if resuming and self.after is not None:
+            conditions.append(f"e.position {self.cmp} ?")
+            params.append(self.after[1])
+        conditions.append(self.event_where)
+        params.extend(self.where_params)
+        params.append(self.limit)
+        return [
             f"SELECT * FROM (SELECT e.position, {_NONE} AS kind, {_NULL_NUMBER} AS number,"
             f" {_NULL_TEXT} AS text FROM epcis_events e WHERE {' AND '.join(conditions)}"
-            f" ORDER BY e.position {direction} LIMIT ?) n"
+            f" ORDER BY e.position {self.direction} LIMIT ?) n"
+        ], params
+
+    def sql(self, arms: list[str], params: list[Any], log_join: str) -> tuple[str, list[Any]]:
+        """One stage's statement: its walks merged, cut to a page, with each event's
+        log entry."""
+        direction = self.direction
+        page = (
+            "SELECT DISTINCT u.position, u.kind, u.number, u.text"
+            f" FROM ({' UNION ALL '.join(arms)}) u ORDER BY"
+            f" u.number {direction}, u.text {direction}, u.position {direction} LIMIT ?"
         )
-    params.append(limit)
-    page = (
-        "SELECT DISTINCT u.position, u.kind, u.number, u.text"
-        f" FROM ({' UNION ALL '.join(arms)}) u ORDER BY u.kind {direction},"
-        f" u.number {direction}, u.text {direction}, u.position {direction} LIMIT ?"
-    )
-    sql = (
-        "SELECT p.position, p.kind, p.number, p.text, e.event_id, s.state"
-        f" FROM ({page}) p JOIN epcis_events e ON e.position = p.position{log_join}"
-        f" ORDER BY p.kind {direction}, p.number {direction}, p.text {direction},"
-        f" p.position {direction}"
-    )
-    return sql, params
+        sql = (
+            "SELECT p.position, p.kind, p.number, p.text, e.event_id, s.state"
+            f" FROM ({page}) p JOIN epcis_events e ON e.position = p.position{log_join}"
+            f" ORDER BY p.number {direction}, p.text {direction}, p.position {direction}"
+        )
+        return sql, [*params, self.limit]

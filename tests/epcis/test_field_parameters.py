@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
+from projections.epcis import field_order
 from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import CONTEXT, document, object_event
 from tests.epcis.test_capture import capture, events
@@ -177,8 +178,8 @@ async def test_order_by_an_extension_field_sorts_by_its_number(client: Client) -
         if link is None:
             break
         params["nextPageToken"] = link[link.index("nextPageToken=") + 14 : link.index(">")]
-    # The event without the field sorts below every value.
-    assert seen == [None, 3.5, 7, 12, 40]
+    # The event without the field comes after every value.
+    assert seen == [3.5, 7, 12, 40, None]
 
 
 async def test_order_by_a_field_of_several_values_sorts_by_the_least_and_text_last(
@@ -198,8 +199,9 @@ async def test_order_by_a_field_of_several_values_sorts_by_the_least_and_text_la
 
 #: A field's values by event, in capture order, and the order they sort in (the
 #: standard: Int, Float, Time or String fields, strings by code point). An event's key is
-#: its least number or instant (a time is a large number), else its least text: no key
-#: first, then numbers and instants, then texts; ties in capture order.
+#: its least number or instant (a time is a large number), else its least text: numbers
+#: and instants, then texts, ties in capture order; events without a key after them, in
+#: either direction (the standard lets them be anywhere).
 MIXED = [
     ("n1", 7),
     ("t1", "2024-03-02T10:00:00Z"),
@@ -218,12 +220,12 @@ MIXED = [
     ("s5", "apple"),
     ("x3", {"ex:inner": 1}),
 ]
-MIXED_ASC = [
-    *("x1", "x2", "x3"),
+MIXED_KEYED_ASC = [
     *("n4", "n2", "s4", "n1", "n3", "n5", "t2"),
     *("t3", "t1"),
     *("s3", "s2", "s5", "s1"),
 ]
+MIXED_KEYLESS = ["x1", "x2", "x3"]
 
 
 @pytest.mark.parametrize("per_page", [1, 2, 3, 5, 20])
@@ -257,8 +259,11 @@ async def test_pages_ordered_by_a_field_hold_every_event_once_in_order(
         if link is None:
             break
         params["nextPageToken"] = link[link.index("nextPageToken=") + 14 : link.index(">")]
-    # Ties keep the log order in either direction: reversed whole, they reverse too.
-    assert seen == (MIXED_ASC if direction == "ASC" else MIXED_ASC[::-1])
+    # Ties keep the log order in either direction: reversed, they reverse too.
+    if direction == "ASC":
+        assert seen == MIXED_KEYED_ASC + MIXED_KEYLESS
+    else:
+        assert seen == MIXED_KEYED_ASC[::-1] + MIXED_KEYLESS[::-1]
 
 
 async def test_order_by_a_field_counts_only_the_events_a_query_selects(client: Client) -> None:
@@ -289,3 +294,27 @@ async def test_order_by_something_that_is_no_field_is_a_400(client: Client) -> N
     response = await client.get("/v2/epcis/events", params={"orderBy": "bizStep"}, headers=AUTH)
     assert response.status == 400
     assert "extension field" in (await response.json())["detail"]
+
+
+async def test_a_page_filled_by_values_does_not_look_for_events_without_one(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Finding the events without the field walks every event the query selects: a page
+    # that values fill must not pay for it.
+    doc = document(
+        object_event(),
+        *[object_event(**{"ex:reading": value}) for value in (3, 1, 2)],
+        context=[CONTEXT, {"ex": NS}],
+    )
+    assert (await capture(client, doc)).status == 201
+
+    def refused(*_: Any, **__: Any) -> Any:
+        raise AssertionError("looked for events without the field")
+
+    monkeypatch.setattr(field_order._Stage, "_keyless", refused)
+    for direction, values in (("ASC", [1, 2]), ("DESC", [3, 2])):
+        params = {"orderBy": "ex:reading", "orderDirection": direction, "perPage": "2"}
+        answer = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+        assert answer.status == 200, await answer.text()
+        page = (await answer.json())["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+        assert [e["ex:reading"] for e in page] == values
