@@ -72,6 +72,11 @@ def _place(value: Any) -> str | None:
     return None
 
 
+def _text(value: Any) -> str | None:
+    # The index tables hold text: anything else a document carried is not matched on.
+    return value if isinstance(value, str) else None
+
+
 def _vocabulary(kind: str, value: Any) -> str | None:
     return normalise_cbv(kind, value) if isinstance(value, str) else None
 
@@ -84,12 +89,12 @@ def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTe
     terms = EventTerms(
         event_type=str(event.get("type")),
         event_time=timestamp_micros(str(event.get("eventTime"))),
-        action=event.get("action"),
+        action=_text(event.get("action")),
         biz_step=_vocabulary("bizStep", event.get("bizStep")),
         disposition=_vocabulary("disposition", event.get("disposition")),
         read_point=_place(event.get("readPoint")),
         biz_location=_place(event.get("bizLocation")),
-        transformation_id=event.get("transformationID"),
+        transformation_id=_text(event.get("transformationID")),
     )
     parent = event.get("parentID")
     if isinstance(parent, str):
