@@ -18,6 +18,7 @@ is listed once, at its key; keyset cursors resume the walk where it stopped.
 
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from infrastructure.sql_conditions import in_list
@@ -92,26 +93,28 @@ def field_order_stages(
         yield stage.sql(arms, params, log_join)
 
 
+@dataclass(frozen=True)
 class _Stage:
     """Builds the walks of one kind of key for a page."""
 
-    def __init__(
-        self,
-        names: Sequence[str],
-        where: Sequence[str],
-        where_params: Sequence[Any],
-        limit: int,
-        descending: bool,
-        after: tuple[int | float | str, int] | None,
-    ) -> None:
-        self.names = names
-        self.event_where = " AND ".join(where)
-        self.where_params = where_params
-        self.limit = limit
-        self.descending = descending
-        self.direction = "DESC" if descending else "ASC"
-        self.cmp = "<" if descending else ">"
-        self.after = after
+    names: Sequence[str]
+    where: Sequence[str]
+    where_params: Sequence[Any]
+    limit: int
+    descending: bool
+    after: tuple[int | float | str, int] | None
+
+    @property
+    def event_where(self) -> str:
+        return " AND ".join(self.where)
+
+    @property
+    def direction(self) -> str:
+        return "DESC" if self.descending else "ASC"
+
+    @property
+    def cmp(self) -> str:
+        return "<" if self.descending else ">"
 
     def has_value(self, params: list[Any], position: str, condition: str) -> str:
         """Whether the event at `position` has a value of the field that meets `condition`."""
