@@ -9,11 +9,12 @@ from domain.epcis.event_query import EventQuery
 from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database
-from infrastructure.sql_conditions import any_glob, in_list
+from infrastructure.sql_conditions import in_list
 from projections.epcis.event_keys import event_key
 from projections.epcis.field_order import field_order_stages, row_sort_key
 from projections.epcis.position_pages import positions_first, split_conditions
 from projections.epcis.stored_documents import log_join, stored_document
+from projections.epcis.stored_ids import matching_any
 from projections.epcis.terms import (
     ACTION,
     BIZ_LOCATION,
@@ -112,7 +113,7 @@ def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[st
             if match.table == "epcs"
             else ("epcis_event_quantities", "x.epc_class")
         )
-        patterns = any_glob(dialect, column, match.patterns, params)
+        patterns = matching_any(dialect, column, match.patterns, params)
         roles = in_list("x.role", match.roles, params)
         where.append(
             f"e.position IN (SELECT x.position FROM {table} x WHERE {patterns} AND {roles})"

@@ -7,6 +7,7 @@ from typing import Any
 from domain.epcis.event_query import EventQuery
 from infrastructure.database import Database
 from projections.epcis.event_reader import scope_condition
+from projections.epcis.stored_ids import canonical_id, stored_id
 from projections.epcis.terms import (
     BIZ_LOCATION,
     BIZ_STEP,
@@ -28,7 +29,9 @@ KINDS: dict[str, int] = {
 
 
 class EventValueReader:
-    """Lists the values of one kind that stored events hold, in code-point order."""
+    """Lists the values of one kind that stored events hold: vocabulary values in
+    code-point order, EPCs in the order of their stored form (`stored_ids.py`: GS1 keys
+    by their key path first)."""
 
     def __init__(self, database: Database) -> None:
         self._db = database
@@ -44,6 +47,8 @@ class EventValueReader:
     ) -> list[str]:
         """Up to `limit` distinct values of `resource` after `after`, held by events at
         log positions ≤ `snapshot` that match one of the `scope` queries (when given)."""
+        if after is not None and resource not in KINDS:
+            after = stored_id(after)
         with self._db.transaction(write=False) as conn:
             if scope is None and resource in KINDS:
                 sql, params = self._terms(KINDS[resource], limit, snapshot, after)
@@ -51,7 +56,8 @@ class EventValueReader:
                 sql, params = self._skip_scan(limit, snapshot, after)
             else:
                 sql, params = _within(TermIds(conn), resource, limit, snapshot, after, scope)
-            return [row[0] for row in conn.fetchall(sql, params)]
+            found = [row[0] for row in conn.fetchall(sql, params)]
+        return found if resource in KINDS else [canonical_id(value) for value in found]
 
     def _terms(
         self, kind: int, limit: int, snapshot: int, after: str | None

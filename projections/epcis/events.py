@@ -17,6 +17,7 @@ from projections.epcis.prefixes import record_capture_accounts, record_prefixes
 from projections.epcis.sensors import SCHEMA as SENSOR_SCHEMA
 from projections.epcis.sensors import TABLES as SENSOR_TABLES
 from projections.epcis.sensors import insert_sensor_rows
+from projections.epcis.stored_ids import stored_id
 from projections.epcis.terms import (
     ACTION,
     BIZ_LOCATION,
@@ -232,7 +233,8 @@ class EpcisEventsProjection(Projection):
     follows = (CapturedEvent.Captured, CapturedEvent.AlsoCaptured, *PREFIX_FOLLOWS)
     schema = SCHEMA
     # 1: standard CBV values written as `cbv:` CURIEs are indexed as their Web URIs.
-    revision = 1
+    # 2: EPCs and classes are held without the GS1 resolver (stored_ids.py).
+    revision = 2
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
@@ -289,8 +291,12 @@ class EpcisEventsProjection(Projection):
             persistent.extend((position, *row) for row in terms.persistent if _fits(row[1]))
             if terms.sensor_elements:
                 sensors.append((position, terms))
-            epcs.extend((position, *row) for row in terms.epcs if _fits(row[1]))
-            quantities.extend((position, *row) for row in terms.quantities if _fits(row[1]))
+            epcs.extend((position, role, stored_id(epc)) for role, epc in terms.epcs if _fits(epc))
+            quantities.extend(
+                (position, row[0], stored_id(row[1]), *row[2:])
+                for row in terms.quantities
+                if _fits(row[1])
+            )
             transactions.extend(
                 (position, *row) for row in terms.biz_transactions if _fits(row[0], row[1])
             )

@@ -11,6 +11,7 @@ from domain.epcis.lineage_terms import LINEAGE_TYPES, event_lineage
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.epcis.events import MAX_INDEXED_LENGTH
+from projections.epcis.stored_ids import stored_id
 from projections.projection import Projection
 
 SCHEMA = (
@@ -65,6 +66,8 @@ class LineageProjection(Projection):
     name = "epcis_lineage"
     follows = (CapturedEvent.Captured, CapturedEvent.AlsoCaptured)
     schema = SCHEMA
+    # 1: identifiers are held without the GS1 resolver (stored_ids.py).
+    revision = 1
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
@@ -87,12 +90,26 @@ class LineageProjection(Projection):
                 continue
             position, time = logged.position, terms.event_time
             links.extend(
-                (position, k.relation, k.source, k.target, k.source_urn, k.target_urn, time)
+                (
+                    position,
+                    k.relation,
+                    stored_id(k.source),
+                    stored_id(k.target),
+                    k.source_urn,
+                    k.target_urn,
+                    time,
+                )
                 for k in found.links
                 if _fits(k.source, k.target)
             )
             ends.extend(
-                (position, e.relation, e.parent, e.child, time)
+                (
+                    position,
+                    e.relation,
+                    stored_id(e.parent),
+                    None if e.child is None else stored_id(e.child),
+                    time,
+                )
                 for e in found.ends
                 if _fits(e.parent, e.child)
             )
@@ -100,7 +117,7 @@ class LineageProjection(Projection):
                 f"id:{terms.transformation_id}" if terms.transformation_id else f"event:{position}"
             )
             transformed.extend(
-                (position, transformation, t.side, t.item, t.urn, time)
+                (position, transformation, t.side, stored_id(t.item), t.urn, time)
                 for t in found.transformed
                 if _fits(t.item, transformation)
             )

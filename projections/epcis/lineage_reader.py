@@ -10,6 +10,7 @@ from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF,
 from infrastructure.database import Connection, Database
 from infrastructure.sql_conditions import any_of, chunks
 from projections.epcis.event_reader import scope_condition
+from projections.epcis.stored_ids import canonical_id, stored_id
 from projections.epcis.terms import (
     BIZ_LOCATION,
     BIZ_STEP,
@@ -119,14 +120,14 @@ class LineageReader:
         `parents_only`: only `contained_in`, downstream."""
         rows: list[LinkRow] = []
         readable = _scope_sql(conn, scope)
-        for part in chunks(list(frontier), _CHUNK):
+        for part in chunks([stored_id(i) for i in frontier], _CHUNK):
             sql, params = self._links_sql(part, downstream, at, readable, parents_only)
             found = conn.fetchall(sql, params)
             rows.extend(
                 LinkRow(
                     str(r[0]),
-                    str(r[1]),
-                    str(r[2]),
+                    canonical_id(r[1]),
+                    canonical_id(r[2]),
                     r[3],
                     r[4],
                     int(r[5]),
@@ -220,7 +221,7 @@ class LineageReader:
         (as an EPC in any role, or as a quantity's class)."""
         latest: dict[str, StateRow] = {}
         readable = _scope_sql(conn, scope)
-        for part in chunks(sorted(ids), _CHUNK):
+        for part in chunks(sorted(stored_id(i) for i in ids), _CHUNK):
             params: list[Any] = []
             selects = []
             for table, column in (
@@ -246,10 +247,11 @@ class LineageReader:
             found = conn.fetchall(" UNION ALL ".join(selects), params)
             for r in found:
                 row = StateRow(int(r[1]), str(r[2]), int(r[3]), r[4], r[5], r[6], r[7])
-                known = latest.get(str(r[0]))
+                identifier = canonical_id(r[0])
+                known = latest.get(identifier)
                 if known is None or (row.event_time, row.position) > (
                     known.event_time,
                     known.position,
                 ):
-                    latest[str(r[0])] = row
+                    latest[identifier] = row
         return latest
