@@ -21,7 +21,7 @@ from domain.epcis.lineage_terms import (
 from domain.epcis.timestamps import InvalidTimestamp, parse_timestamp, to_micros
 from domain.gs1 import canonical_epc
 from domain.gs1.epc import gs1_key_path
-from domain.gs1.link_to_urn import CompanyPrefixes
+from domain.gs1.link_to_urn import CompanyPrefixes, company_prefix_at, epc_urn_at
 from infrastructure.database import Connection
 from projections.epcis.company_prefixes import CompanyPrefixReader
 from projections.epcis.lineage_reader import LineageReader, LinkRow, StateRow
@@ -174,9 +174,9 @@ class LineageService:
         walk = _Walk(self._reader, conn, request.at, scope, self._max_nodes)
         root = canonical_epc(request.epc)
         walk.nodes[root] = None
-        urn = _canonical_urn(request.epc)
-        if urn is not None:
-            walk.urns[root] = urn
+        length = _prefix_length(request.epc)
+        if length is not None:
+            walk.prefixes[root] = length
         if request.direction in ("downstream", "both"):
             walk.run(root, request.depth, downstream=True)
         if request.direction in ("upstream", "both"):
@@ -186,13 +186,14 @@ class LineageService:
         prefixes: list[CompanyPrefixes] = []
 
         def name(key: str) -> str:
-            urn = walk.urns.get(key)
+            length = walk.prefixes.get(key)
+            urn = None if length is None else _urn_at(key, length)
             if urn is not None:
-                # The URN as an event spelled it, in its canonical spelling.
-                return _canonical_urn(urn) or urn
+                # As an event spelled it (in its canonical spelling).
+                return urn
             # Only an EPC no event spelled as a URN needs the organisations' prefixes.
             if not prefixes:
-                prefixes.append(self._known_prefixes(walk.urns.values()))
+                prefixes.append(self._known_prefixes(walk.prefixes.items()))
             return urn_of(key, prefixes[0]) or key
 
         trace = Trace(root=name(root), truncated=walk.truncated)
@@ -211,9 +212,10 @@ class LineageService:
             )
         return trace
 
-    def _known_prefixes(self, urns: Iterable[str | None]) -> CompanyPrefixes:
-        """Company prefixes of the organisations, and of the URNs the answer holds."""
-        found = {p for u in urns if u and (p := company_prefix(u))}
+    def _known_prefixes(self, lengths: Iterable[tuple[str, int]]) -> CompanyPrefixes:
+        """Company prefixes of the organisations, and of the identifiers events spelled
+        as URNs (identifier, length of its company prefix)."""
+        found = {p for key, length in lengths if (p := company_prefix_at(key, length))}
         return self._prefixes.prefixes().merged(found)
 
     def _node(
@@ -238,18 +240,22 @@ class LineageService:
         )
 
 
+def _prefix_length(epc: str) -> int | None:
+    """The length of the company prefix of an identifier spelled as an EPC URN."""
+    prefix = company_prefix(epc) if epc.startswith("urn:") else None
+    return None if prefix is None else len(prefix)
+
+
 # Answers name the same EPCs again and again (every edge names two): one conversion each.
 @lru_cache(maxsize=16384)
-def _canonical_urn(epc: str) -> str | None:
-    """An identifier as a canonical URN, when it is spelled as one."""
-    if not epc.startswith("urn:"):
-        return None
-    prefix = company_prefix(epc)
-    return urn_of(canonical_epc(epc), CompanyPrefixes([prefix] if prefix else []))
+def _urn_at(key: str, length: int) -> str | None:
+    """The EPC URN of a canonical identifier whose company prefix has `length` digits."""
+    return epc_urn_at(key, length)
 
 
 class _Walk:
-    """One trace's walk: the nodes (canonical id → URN, where known) and edges found."""
+    """One trace's walk: the nodes and edges found, and the company prefix lengths events
+    told by spelling identifiers as URNs."""
 
     def __init__(
         self, reader: LineageReader, conn: Connection, at: int, scope: EventScope, max_nodes: int
@@ -261,8 +267,8 @@ class _Walk:
         self._max_nodes = max_nodes
         #: The nodes, in the order found (a dict keeps it).
         self.nodes: dict[str, None] = {}
-        #: The EPC URN of every identifier met that an event spelled as one.
-        self.urns: dict[str, str] = {}
+        #: Identifier → the length of its company prefix, where an event spelled it as a URN.
+        self.prefixes: dict[str, int] = {}
         self.edges: dict[tuple[str, str, str], LinkRow] = {}
         self.truncated = False
 
@@ -295,9 +301,9 @@ class _Walk:
                 frontier.append(far)
 
     def _name(self, link: LinkRow) -> None:
-        for key, urn in ((link.source, link.source_urn), (link.target, link.target_urn)):
-            if urn:
-                self.urns.setdefault(key, urn)
+        for key, length in ((link.source, link.source_prefix), (link.target, link.target_prefix)):
+            if length is not None:
+                self.prefixes.setdefault(key, length)
 
     def parents(self) -> dict[str, str]:
         """The parent each node is contained in at the trace's moment (the latest)."""

@@ -7,14 +7,13 @@ be told (an EPC written as a URN says where its company prefix ends).
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from domain.epcis.index_terms import EventTerms
 from domain.gs1 import canonical_epc
 from domain.gs1.digital_link import GS1_RESOLVER, SHORT_NAMES, digital_link_key_path
 from domain.gs1.epc import gs1_key_path
-from domain.gs1.link_to_urn import CompanyPrefixes, epc_urn
+from domain.gs1.link_to_urn import CompanyPrefixes, company_prefix_length, epc_urn
 
 CONTAINED_IN = "contained_in"
 ASSOCIATED_WITH = "associated_with"
@@ -38,13 +37,14 @@ LOT_NUMBER_FIELDS = frozenset(
 
 
 class Link(NamedTuple):
-    """A lasting relation one event makes from `source` to `target` (canonical ids)."""
+    """A lasting relation one event makes from `source` to `target` (canonical ids), with
+    the length of each one's company prefix where the event tells it (by a URN)."""
 
     relation: str
     source: str
     target: str
-    source_urn: str | None
-    target_urn: str | None
+    source_prefix: int | None
+    target_prefix: int | None
 
 
 class End(NamedTuple):
@@ -60,7 +60,7 @@ class Transformed(NamedTuple):
 
     side: str
     item: str
-    urn: str | None
+    prefix: int | None
 
 
 @dataclass
@@ -156,17 +156,16 @@ class _Namer:
         """The canonical id of `spelling`."""
         return self._canonicals.get(spelling) or canonical_epc(spelling)
 
-    def __call__(self, spelling: str) -> tuple[str, str | None]:
+    def __call__(self, spelling: str) -> tuple[str, int | None]:
         canonical = self.canonical(spelling)
         if spelling.startswith("urn:"):
-            # As spelled: converting every URN there and back cost more than the rest of
-            # the projection (a URN that names a GS1 key has parsed to find `canonical`).
-            return canonical, spelling
+            prefix = company_prefix(spelling)
+            return canonical, None if prefix is None else len(prefix)
         # A Digital Link does not say where its company prefix ends; the event's URNs may.
         if self._prefixes is None:
             found = (company_prefix(s) for s in self._spellings)
             self._prefixes = CompanyPrefixes(p for p in found if p)
-        return canonical, urn_of(canonical, self._prefixes)
+        return canonical, company_prefix_length(canonical, self._prefixes)
 
 
 def _canonicals(event: Mapping[str, Any], indexed: EventTerms) -> dict[str, str]:
@@ -244,19 +243,19 @@ def lineage_terms(event: Mapping[str, Any], indexed: EventTerms) -> LineageTerms
     name = _Namer(spellings, _canonicals(event, indexed))
     relation = PARENT_RELATIONS.get(str(event_type))
     if relation is not None and isinstance(parent, str):
-        parent_id, parent_urn = name(parent)
+        parent_id, parent_prefix = name(parent)
         if action in ("ADD", "OBSERVE"):
             for child in children:
-                child_id, child_urn = name(child)
-                terms.links.append(Link(relation, child_id, parent_id, child_urn, parent_urn))
+                child_id, child_prefix = name(child)
+                terms.links.append(Link(relation, child_id, parent_id, child_prefix, parent_prefix))
         elif action == "DELETE":
             ended: list[str | None] = [name(child)[0] for child in children]
             terms.ends.extend(End(relation, parent_id, c) for c in ended or [None])
     if event_type == "TransformationEvent":
         for side, spelled in (("input", inputs), ("output", outputs)):
             for item in spelled:
-                item_id, item_urn = name(item)
-                terms.transformed.append(Transformed(side, item_id, item_urn))
+                item_id, item_prefix = name(item)
+                terms.transformed.append(Transformed(side, item_id, item_prefix))
     commissioned = outputs if event_type == "TransformationEvent" else items
     if event_type == "ObjectEvent" and action != "ADD":
         commissioned = []
@@ -276,13 +275,7 @@ def lineage_terms(event: Mapping[str, Any], indexed: EventTerms) -> LineageTerms
         )
         if lot_id is None:
             continue
-        item_id, item_urn = name(item)
-        prefix = company_prefix(item_urn) if item_urn else None
-        terms.links.append(Link(MEMBER_OF, item_id, lot_id, item_urn, _lot_urn(lot_id, prefix)))
+        item_id, item_prefix = name(item)
+        # A lot's company prefix is its GTIN's, its items'.
+        terms.links.append(Link(MEMBER_OF, item_id, lot_id, item_prefix, item_prefix))
     return terms
-
-
-@lru_cache(maxsize=16384)
-def _lot_urn(lot: str, prefix: str | None) -> str | None:
-    """The URN of a lot whose items' company prefix is `prefix`."""
-    return urn_of(lot, CompanyPrefixes([prefix] if prefix else []))

@@ -127,13 +127,35 @@ def epc_urn(uri: str, prefixes: CompanyPrefixes) -> str | None:
     Serials keep their characters, escaped as TDS escapes them. The result names the same
     key as `uri`: it is checked by converting it back.
     """
+    length = company_prefix_length(uri, prefixes)
+    return None if length is None else epc_urn_at(uri, length)
+
+
+def company_prefix_length(uri: str, prefixes: CompanyPrefixes) -> int | None:
+    """The length of the company prefix of a GS1 Digital Link URI, where one of `prefixes`
+    starts its key; None for no GS1 key or no known prefix."""
     path = digital_link_key_path(uri)
     if path is None:
         return None
     key, _, rest = path.partition("/")
-    value = rest.split("/", 1)[0]
-    length = prefixes.length(_prefix_digits(key, value))
-    if length is None:
+    return prefixes.length(_prefix_digits(key, rest.split("/", 1)[0]))
+
+
+def company_prefix_at(uri: str, length: int) -> str | None:
+    """The company prefix of a GS1 Digital Link URI whose prefix has `length` digits."""
+    path = digital_link_key_path(uri)
+    if path is None:
+        return None
+    key, _, rest = path.partition("/")
+    digits = _prefix_digits(key, rest.split("/", 1)[0])
+    return digits[:length] if len(digits) >= length else None
+
+
+def epc_urn_at(uri: str, length: int) -> str | None:
+    """The EPC URN of a GS1 Digital Link URI whose company prefix has `length` digits, or
+    None when it has no URN so."""
+    path = digital_link_key_path(uri)
+    if path is None:
         return None
     urn = _urn(path, length)
     return urn if urn is not None and urn_key_path(urn) == path else None

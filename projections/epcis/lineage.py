@@ -21,8 +21,8 @@ SCHEMA = (
         relation TEXT NOT NULL,
         source {key_text} NOT NULL,
         target {key_text} NOT NULL,
-        source_urn TEXT,
-        target_urn TEXT,
+        source_prefix SMALLINT,
+        target_prefix SMALLINT,
         event_time {bigint} NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS epcis_lineage_links_source"
     " ON epcis_lineage_links (source, relation, event_time)",
@@ -44,7 +44,7 @@ SCHEMA = (
         transformation {key_text} NOT NULL,
         side TEXT NOT NULL,
         item {key_text} NOT NULL,
-        item_urn TEXT,
+        item_prefix SMALLINT,
         event_time {bigint} NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS epcis_lineage_transformed_item"
     " ON epcis_lineage_transformed (item, side, event_time)",
@@ -67,7 +67,8 @@ class LineageProjection(Projection):
     follows = (CapturedEvent.Captured, CapturedEvent.AlsoCaptured)
     schema = SCHEMA
     # 1: identifiers are held without the GS1 resolver (stored_ids.py).
-    revision = 1
+    # 2: the length of an identifier's company prefix instead of its URN.
+    revision = 2
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
@@ -95,8 +96,8 @@ class LineageProjection(Projection):
                     k.relation,
                     stored_id(k.source),
                     stored_id(k.target),
-                    k.source_urn,
-                    k.target_urn,
+                    k.source_prefix,
+                    k.target_prefix,
                     time,
                 )
                 for k in found.links
@@ -117,13 +118,21 @@ class LineageProjection(Projection):
                 f"id:{terms.transformation_id}" if terms.transformation_id else f"event:{position}"
             )
             transformed.extend(
-                (position, transformation, t.side, stored_id(t.item), t.urn, time)
+                (position, transformation, t.side, stored_id(t.item), t.prefix, time)
                 for t in found.transformed
                 if _fits(t.item, transformation)
             )
         conn.insert_many(
             "epcis_lineage_links",
-            ("position", "relation", "source", "target", "source_urn", "target_urn", "event_time"),
+            (
+                "position",
+                "relation",
+                "source",
+                "target",
+                "source_prefix",
+                "target_prefix",
+                "event_time",
+            ),
             links,
         )
         conn.insert_many(
@@ -131,6 +140,6 @@ class LineageProjection(Projection):
         )
         conn.insert_many(
             "epcis_lineage_transformed",
-            ("position", "transformation", "side", "item", "item_urn", "event_time"),
+            ("position", "transformation", "side", "item", "item_prefix", "event_time"),
             transformed,
         )

@@ -23,7 +23,7 @@ from projections.epcis.terms import (
 #: Identifiers per statement: one array (PostgreSQL) or JSON text (SQLite) parameter.
 _CHUNK = 10_000
 
-_COLUMNS = "relation, source, target, source_urn, target_urn, position, event_time"
+_COLUMNS = "relation, source, target, source_prefix, target_prefix, position, event_time"
 #: The texts of an event's step, disposition and places (see projections/epcis/terms.py).
 _STATE_TERMS = "".join(
     f" LEFT JOIN epcis_terms {alias} ON {alias}.id = e.{COLUMNS[kind]}"
@@ -38,13 +38,14 @@ _STATE_TERMS = "".join(
 
 @dataclass(frozen=True)
 class LinkRow:
-    """A relation as one event made it: `source` → `target` (canonical ids)."""
+    """A relation as one event made it: `source` → `target` (canonical ids), with the
+    length of each one's company prefix where the event spelled it as a URN."""
 
     relation: str
     source: str
     target: str
-    source_urn: str | None
-    target_urn: str | None
+    source_prefix: int | None
+    target_prefix: int | None
     position: int
     event_time: int
     event_id: str
@@ -206,8 +207,8 @@ class LineageReader:
         where.append(self._readable("f.position", readable, params))
         where.append(self._readable("o.position", readable, params))
         selects.append(
-            f"SELECT '{TRANSFORMED_INTO}', {source}.item, {target}.item, {source}.item_urn,"
-            f" {target}.item_urn, {output}.position, {output}.event_time,"
+            f"SELECT '{TRANSFORMED_INTO}', {source}.item, {target}.item, {source}.item_prefix,"
+            f" {target}.item_prefix, {output}.position, {output}.event_time,"
             f" {_event_id(output)}, CAST(NULL AS {{bigint}})"
             " FROM epcis_lineage_transformed f JOIN epcis_lineage_transformed o"
             f" ON o.transformation = f.transformation WHERE {' AND '.join(where)}"

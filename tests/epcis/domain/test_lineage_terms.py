@@ -5,6 +5,7 @@ from typing import Any
 from domain.epcis.index_terms import event_terms
 from domain.epcis.lineage_terms import End, LineageTerms, is_class, lot_class
 from domain.epcis.lineage_terms import lineage_terms as terms_of
+from domain.gs1.link_to_urn import epc_urn_at
 
 PALLET = "urn:epc:id:sscc:4012345.0000000002"
 
@@ -57,13 +58,11 @@ def test_a_commissioned_item_is_a_member_of_its_ilmd_lot() -> None:
         "ilmd": {"cbvmda:lotNumber": "L1"},
     }
     (link,) = lineage_terms(event).links
-    assert (link.relation, link.target_urn) == (
-        "member_of",
-        "urn:epc:class:lgtin:4012345.011111.L1",
-    )
+    assert (link.relation, link.target_prefix) == ("member_of", 7)
+    assert epc_urn_at(link.target, 7) == "urn:epc:class:lgtin:4012345.011111.L1"
 
 
-def test_a_link_keeps_the_urn_its_event_spelled() -> None:
+def test_a_link_keeps_the_company_prefixes_its_event_spelled() -> None:
     event = {
         "type": "AggregationEvent",
         "action": "ADD",
@@ -71,4 +70,6 @@ def test_a_link_keeps_the_urn_its_event_spelled() -> None:
         "childEPCs": ["https://id.gs1.org/01/04012345111118/21/9"],
     }
     (link,) = lineage_terms(event).links
-    assert (link.source_urn, link.target_urn) == ("urn:epc:id:sgtin:4012345.011111.9", PALLET)
+    assert (link.source_prefix, link.target_prefix) == (7, 7)
+    assert epc_urn_at(link.source, 7) == "urn:epc:id:sgtin:4012345.011111.9"
+    assert epc_urn_at(link.target, 7) == PALLET
