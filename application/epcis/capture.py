@@ -19,6 +19,7 @@ from application.epcis.capture_outcomes import (
     EventIdConflict,
     InvalidDocument,
 )
+from application.epcis.captured_identities import CapturedIdentities
 from application.epcis.collector_pause import collector_paused
 from application.epcis.earlier_identities import EarlierIdentities
 from application.operations.monitoring import Metrics, NoMetrics
@@ -159,6 +160,7 @@ class CaptureService:
         read_models: ReadModels,
         database: Database,
         blocking: BlockingRunner,
+        identities: CapturedIdentities,
         *,
         max_events: int,
         read_your_writes_timeout: float,
@@ -172,7 +174,8 @@ class CaptureService:
         self._follower = follower
         self._projections = projections
         self._read_models = read_models
-        self._earlier = EarlierIdentities(store, read_models)
+        self._identities = identities
+        self._earlier = EarlierIdentities(store, read_models, identities)
         self._database = database
         self._write_turn = threading.Lock()
         self._last_record_time = datetime.min.replace(tzinfo=UTC)
@@ -298,8 +301,7 @@ class CaptureService:
         capture_id = str(uuid.uuid4())
         created_at = self._clock()
         identities = [
-            CapturedEvent.create_id(event_id, captured_by.account)
-            for event_id in prepared.event_ids
+            self._identities.of(event_id, captured_by.account) for event_id in prepared.event_ids
         ]
         if prepared.earlier_names:
             self._earlier.keep_names(

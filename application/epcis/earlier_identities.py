@@ -1,7 +1,7 @@
 """Events captured again keep the identity they were stored under, where the one they
 would get today differs: an upgrade never stores a second copy of a stored event."""
 
-from domain.epcis.captured_event import CapturedEvent
+from application.epcis.captured_identities import CapturedIdentities
 from infrastructure.event_store import EventStore
 from projections.epcis.readers import ReadModels
 
@@ -9,9 +9,12 @@ from projections.epcis.readers import ReadModels
 class EarlierIdentities:
     """Finds the stored identities of events named or identified otherwise before."""
 
-    def __init__(self, store: EventStore, read_models: ReadModels) -> None:
+    def __init__(
+        self, store: EventStore, read_models: ReadModels, identities: CapturedIdentities
+    ) -> None:
         self._store = store
         self._read_models = read_models
+        self._identities = identities
 
     def keep_names(
         self,
@@ -23,8 +26,8 @@ class EarlierIdentities:
         """Events stored under the hash they had before unbound standard prefixes were
         expanded (`earlier_event_hash`; position in `event_ids` → that hash) keep that name
         and its identity: captured again, they are already present, not stored anew."""
-        own = {i: CapturedEvent.create_id(n, account) for i, n in earlier_names.items()}
-        wide = {i: CapturedEvent.create_id(n) for i, n in earlier_names.items()}
+        own = {i: self._identities.of(n, account) for i, n in earlier_names.items()}
+        wide = {i: self._identities.of(n) for i, n in earlier_names.items()}
         found = self._store.existing_ids(list({*own.values(), *wide.values()}))
         if not found:
             return
@@ -37,13 +40,13 @@ class EarlierIdentities:
     def keep_identities(self, event_ids: list[str], identities: list[str], account: str) -> None:
         """Events the account captured before identity was per account keep the
         installation-wide identity they were stored under (multi-tenant upgrades)."""
-        earlier = {CapturedEvent.create_id(event_id) for event_id in event_ids}
+        earlier = {self._identities.of(event_id) for event_id in event_ids}
         found = self._store.existing_ids(list(earlier))
         if not found:
             return
         for identity in self._owned_by(found, account):
             for i, event_id in enumerate(event_ids):
-                if CapturedEvent.create_id(event_id) == identity:
+                if self._identities.of(event_id) == identity:
                     identities[i] = identity
 
     def _owned_by(self, identities: set[str], account: str) -> set[str]:

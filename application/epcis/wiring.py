@@ -8,6 +8,7 @@ from application.access.accountability import AccessService
 from application.access.event_scope import EventScopes
 from application.epcis.analysis import EventAnalyser
 from application.epcis.capture import CaptureService
+from application.epcis.captured_identities import CapturedIdentities
 from application.epcis.delivery import DeliverySettings, OutboundGuard
 from application.epcis.epc_formats import EpcFormatService
 from application.epcis.event_capture import EventCaptureService
@@ -81,6 +82,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         read_models,
         core.database,
         core.blocking,
+        CapturedIdentities(core.store, core.instance),
         max_events=settings.capture_max_events,
         read_your_writes_timeout=settings.read_your_writes_timeout,
         metrics=core.metrics,
