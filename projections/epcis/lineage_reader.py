@@ -10,6 +10,7 @@ from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF,
 from infrastructure.database import Connection, Database
 from infrastructure.sql_conditions import any_of, chunks
 from projections.epcis.event_reader import scope_condition
+from projections.epcis.lineage import RELATION_CODES, RELATIONS
 from projections.epcis.stored_ids import canonical_id, stored_id
 from projections.epcis.terms import (
     BIZ_LOCATION,
@@ -126,7 +127,7 @@ class LineageReader:
             found = conn.fetchall(sql, params)
             rows.extend(
                 LinkRow(
-                    str(r[0]),
+                    RELATIONS[int(r[0])],
                     canonical_id(r[1]),
                     canonical_id(r[2]),
                     r[3],
@@ -177,7 +178,7 @@ class LineageReader:
         where = [any_of(dialect, f"l.{near}", frontier, params)]
         relations = (CONTAINED_IN,) if parents_only else (CONTAINED_IN, ASSOCIATED_WITH)
         where.append(f"l.relation IN ({', '.join('?' * len(relations))})")
-        params.extend(relations)
+        params.extend(RELATION_CODES[r] for r in relations)
         where.append("l.event_time <= ?")
         params.append(at)
         where.append(self._readable("l.position", readable, params))
@@ -189,7 +190,7 @@ class LineageReader:
             return selects[0], params
         # A lot's members (downstream) or an item's lot (upstream).
         where = [any_of(dialect, f"m.{far}", frontier, params), "m.relation = ?"]
-        params.extend((MEMBER_OF, at))
+        params.extend((RELATION_CODES[MEMBER_OF], at))
         where.append("m.event_time <= ?")
         where.append(self._readable("m.position", readable, params))
         selects.append(
@@ -207,8 +208,8 @@ class LineageReader:
         where.append(self._readable("f.position", readable, params))
         where.append(self._readable("o.position", readable, params))
         selects.append(
-            f"SELECT '{TRANSFORMED_INTO}', {source}.item, {target}.item, {source}.item_prefix,"
-            f" {target}.item_prefix, {output}.position, {output}.event_time,"
+            f"SELECT {RELATION_CODES[TRANSFORMED_INTO]}, {source}.item, {target}.item,"
+            f" {source}.item_prefix, {target}.item_prefix, {output}.position, {output}.event_time,"
             f" {_event_id(output)}, CAST(NULL AS {{bigint}})"
             " FROM epcis_lineage_transformed f JOIN epcis_lineage_transformed o"
             f" ON o.transformation = f.transformation WHERE {' AND '.join(where)}"
