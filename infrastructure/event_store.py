@@ -26,6 +26,7 @@ from domain.aggregate import Aggregate, DomainEvent
 from infrastructure.database import Connection
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.log_compression import LogCompressor
+from infrastructure.log_topics import ShortTopicMapper, stored_topics
 from infrastructure.orjson_transcoder import OrjsonTranscoder
 from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder, insert_columns
 from infrastructure.sql_conditions import chunks
@@ -94,6 +95,7 @@ def _environment(url: DatabaseUrl) -> dict[str, str]:
         "ORIGINATOR_ID_TYPE": "text",
         "CREATE_TABLE": "y",
         "COMPRESSOR_TOPIC": get_topic(LogCompressor),
+        "MAPPER_TOPIC": get_topic(ShortTopicMapper),
     }
     if url.backend == "sqlite":
         env |= {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": url.path}
@@ -292,7 +294,11 @@ class EventStore:
     ) -> list[LoggedEvent]:
         """Up to `limit` events after position `after` (and at most `stop`), in log order."""
         notifications: Sequence[Notification] = self._app.recorder.select_notifications(
-            start=after, limit=limit, stop=stop, topics=topics, inclusive_of_start=False
+            start=after,
+            limit=limit,
+            stop=stop,
+            topics=stored_topics(topics),
+            inclusive_of_start=False,
         )
         to_event = self._app.mapper.to_domain_event
         return [LoggedEvent(n.id, to_event(n)) for n in notifications]

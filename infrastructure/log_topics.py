@@ -1,0 +1,50 @@
+"""Short topics for the log's most numerous entries.
+
+Every row of the log names its domain event's class; eventsourcing writes the module path
+(`domain.epcis.captured_event:CapturedEvent.Captured`, 51 bytes), a fifth of a captured
+event's row. The events most rows hold are written under a short name instead, and read
+under either, so rows written before keep theirs.
+"""
+
+from collections.abc import Iterable
+from typing import Any
+
+from eventsourcing.persistence import Mapper, StoredEvent
+
+#: Module-path topic → the name the log stores it under. Never change a name once
+#: released: rows hold it. (A test resolves every path: a renamed class fails it.)
+SHORT_TOPICS = {
+    "domain.epcis.captured_event:CapturedEvent.Captured": "captured",
+    "domain.epcis.captured_event:CapturedEvent.AlsoCaptured": "captured-again",
+}
+_FULL_TOPICS = {short: full for full, short in SHORT_TOPICS.items()}
+
+
+def stored_topics(topics: Iterable[str]) -> list[str]:
+    """Every topic the log may hold rows of these classes under."""
+    found = list(topics)
+    return found + [SHORT_TOPICS[t] for t in found if t in SHORT_TOPICS]
+
+
+class ShortTopicMapper(Mapper[str]):
+    """eventsourcing's mapper, writing the short topics of `SHORT_TOPICS` and reading both."""
+
+    def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        """The library's stored event, under its short topic where it has one."""
+        stored = super().to_stored_event(domain_event)
+        short = SHORT_TOPICS.get(stored.topic)
+        if short is None:
+            return stored
+        return StoredEvent(stored.originator_id, stored.originator_version, short, stored.state)
+
+    def to_domain_event(self, stored_event: StoredEvent) -> Any:
+        """The library's domain event, from a row under either topic."""
+        full = _FULL_TOPICS.get(stored_event.topic)
+        if full is not None:
+            stored_event = StoredEvent(
+                stored_event.originator_id,
+                stored_event.originator_version,
+                full,
+                stored_event.state,
+            )
+        return super().to_domain_event(stored_event)
