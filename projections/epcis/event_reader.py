@@ -10,7 +10,7 @@ from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database
 from infrastructure.sql_conditions import in_list
-from projections.epcis.event_keys import event_key
+from projections.epcis.event_keys import event_id_of, event_key, stored_event_id
 from projections.epcis.field_order import field_order_stages, row_sort_key
 from projections.epcis.position_pages import positions_first, split_conditions
 from projections.epcis.stored_documents import log_join, stored_document
@@ -76,7 +76,8 @@ def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[st
     if query.event_ids:
         keys = sorted({event_key(event_id) for event_id in query.event_ids})
         where.append(in_list("e.event_key", keys, params))
-        where.append(in_list("e.event_id", query.event_ids, params))
+        stored = [stored_event_id(event_id) for event_id in query.event_ids]
+        where.append(in_list("e.event_id", stored, params))
     where.extend(_declaration_conditions(query, params))
     where.extend(_field_condition(match, params) for match in query.field_matches)
     where.extend(_column_condition(match, params) for match in query.column_matches)
@@ -150,7 +151,8 @@ def _declaration_conditions(query: EventQuery, params: list[Any]) -> list[str]:
     if query.error_reasons:
         where.append(in_list("e.error_reason", query.error_reasons, params))
     if query.corrective_event_ids:
-        ids = in_list("c.event_id", query.corrective_event_ids, params)
+        corrective = [stored_event_id(i) for i in query.corrective_event_ids]
+        ids = in_list("c.event_id", corrective, params)
         where.append(
             f"e.position IN (SELECT c.position FROM epcis_event_corrections c WHERE {ids})"
         )
@@ -268,10 +270,17 @@ class EpcisEventReader:
             rows = rows[:limit]
         if query.order_by == "field":
             return [
-                PageRow(int(r[0]), row_sort_key(r[1], r[2], r[3]), *stored_document(r[5], r[4]))
+                PageRow(
+                    int(r[0]),
+                    row_sort_key(r[1], r[2], r[3]),
+                    *stored_document(r[5], event_id_of(r[4])),
+                )
                 for r in rows
             ]
-        return [PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[3], r[2])) for r in rows]
+        return [
+            PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[3], event_id_of(r[2])))
+            for r in rows
+        ]
 
     def _page_sql(
         self,

@@ -9,7 +9,7 @@ from domain.epcis.index_terms import EventTerms, event_terms
 from domain.epcis.timestamps import timestamp_micros
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
-from projections.epcis.event_keys import event_key
+from projections.epcis.event_keys import event_key, stored_event_id
 from projections.epcis.prefixes import FOLLOWS as PREFIX_FOLLOWS
 from projections.epcis.prefixes import SCHEMA as PREFIX_SCHEMA
 from projections.epcis.prefixes import TABLES as PREFIX_TABLES
@@ -234,7 +234,8 @@ class EpcisEventsProjection(Projection):
     schema = SCHEMA
     # 1: standard CBV values written as `cbv:` CURIEs are indexed as their Web URIs.
     # 2: EPCs and classes are held without the GS1 resolver (stored_ids.py).
-    revision = 2
+    # 3: event IDs named by their hash are held in a shorter form (event_keys.py).
+    revision = 3
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
@@ -281,13 +282,15 @@ class EpcisEventsProjection(Projection):
                     timestamp_micros(captured.record_time),
                     terms.declaration_time,
                     *vocabulary,
-                    captured.event_id,
+                    stored_event_id(captured.event_id),
                     _indexable(terms.transformation_id),
                     captured.capture_id,
                     _indexable(terms.error_reason),
                 )
             )
-            corrections.extend((position, i) for i in terms.corrective_ids if _fits(i))
+            corrections.extend(
+                (position, stored_event_id(i)) for i in terms.corrective_ids if _fits(i)
+            )
             persistent.extend((position, *row) for row in terms.persistent if _fits(row[1]))
             if terms.sensor_elements:
                 sensors.append((position, terms))

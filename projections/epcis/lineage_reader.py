@@ -9,6 +9,7 @@ from domain.epcis.event_query import EventQuery
 from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF, TRANSFORMED_INTO
 from infrastructure.database import Connection, Database
 from infrastructure.sql_conditions import any_of, chunks
+from projections.epcis.event_keys import event_id_of
 from projections.epcis.event_reader import scope_condition
 from projections.epcis.lineage import RELATION_CODES, RELATIONS
 from projections.epcis.stored_ids import canonical_id, stored_id
@@ -134,7 +135,7 @@ class LineageReader:
                     r[4],
                     int(r[5]),
                     int(r[6]),
-                    str(r[7]),
+                    event_id_of(r[7]),
                     None if r[8] is None else int(r[8]),
                 )
                 for r in found
@@ -248,7 +249,7 @@ class LineageReader:
                 )
             found = conn.fetchall(" UNION ALL ".join(selects), params)
             for r in found:
-                row = StateRow(int(r[1]), str(r[2]), int(r[3]), r[4], r[5], r[6], r[7])
+                row = StateRow(int(r[1]), event_id_of(r[2]), int(r[3]), r[4], r[5], r[6], r[7])
                 identifier = canonical_id(r[0])
                 known = latest.get(identifier)
                 if known is None or (row.event_time, row.position) > (

@@ -1,10 +1,13 @@
 """Events are found by ID through a 64-bit key of it, and told apart by the ID itself
-when two IDs share a key (projections/epcis/event_keys.py)."""
+when two IDs share a key; an ID named by its hash is kept shorter, one to one
+(projections/epcis/event_keys.py)."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from projections.epcis import event_reader, events
-from projections.epcis.event_keys import event_key
+from projections.epcis.event_keys import event_id_of, event_key, stored_event_id
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import Client, capture
 from tests.epcis.test_capture import events as found_events
@@ -35,3 +38,28 @@ async def test_an_event_is_found_by_its_id(client: Client) -> None:
     assert [e["eventID"] for e in await found_events(client, EQ_eventID="urn:uuid:3")] == [
         "urn:uuid:3"
     ]
+
+
+HASH_ID = "ni:///sha-256;" + "0123456789abcdef" * 4 + "?ver=CBV2.0"
+
+
+def test_an_id_named_by_its_hash_is_kept_in_44_characters() -> None:
+    assert len(stored_event_id(HASH_ID)) == 44
+    assert event_id_of(stored_event_id(HASH_ID)) == HASH_ID
+
+
+@given(st.text(alphabet="#ni:/sha-256;0af?verCB.", max_size=12) | st.just(HASH_ID))
+def test_every_id_reads_back_as_it_was_kept(event_id: str) -> None:
+    assert event_id_of(stored_event_id(event_id)) == event_id
+
+
+def test_ids_that_look_like_the_short_form_are_kept_apart() -> None:
+    short = stored_event_id(HASH_ID)
+    assert stored_event_id(short) != short
+    assert event_id_of(stored_event_id(short)) == short
+
+
+async def test_an_event_named_by_its_hash_is_found_by_it(client: Client) -> None:
+    await capture(client, document(object_event(), object_event()))
+    named = (await found_events(client))[1]["eventID"]
+    assert [e["eventID"] for e in await found_events(client, EQ_eventID=named)] == [named]
