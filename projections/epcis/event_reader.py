@@ -79,7 +79,7 @@ def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[st
         stored = [stored_event_id(event_id) for event_id in query.event_ids]
         where.append(in_list("e.event_id", stored, params))
     where.extend(_declaration_conditions(query, params))
-    where.extend(_field_condition(match, params) for match in query.field_matches)
+    where.extend(_field_condition(terms, match, params) for match in query.field_matches)
     where.extend(_column_condition(match, params) for match in query.column_matches)
     where.extend(
         _attribute_condition(terms, match, query.master_data_accounts)
@@ -161,10 +161,8 @@ def _declaration_conditions(query: EventQuery, params: list[Any]) -> list[str]:
     return where
 
 
-def _field_condition(match: FieldMatch, params: list[Any]) -> str:
-    conditions = ["f.scope = ?"]
-    params.append(match.scope)
-    conditions.append(in_list("f.name", match.names, params))
+def _field_condition(terms: TermIds, match: FieldMatch, params: list[Any]) -> str:
+    conditions = [terms.fields("f.field", match.scope, match.names)]
     if match.operator == "EQ":
         alternatives = [in_list("f.text_value", match.texts, params)]
         if match.numbers:
@@ -311,7 +309,7 @@ class EpcisEventReader:
             where.append(scope_condition(terms, scope, params))
         if query.order_by == "field":
             return field_order_stages(
-                query.order_field,
+                terms.field_numbers("", query.order_field),
                 where,
                 params,
                 limit,

@@ -1,6 +1,6 @@
 """The EPCIS query tables: one row per event plus index tables for what queries match on."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.epcis.captured_event import CapturedEvent
@@ -24,7 +24,10 @@ from projections.epcis.terms import (
     BIZ_STEP,
     DISPOSITION,
     EVENT_TYPE,
+    FIELD,
     READ_POINT,
+    Term,
+    field_term,
     term_numbers,
 )
 from projections.epcis.terms import SCHEMA as TERMS_SCHEMA
@@ -128,21 +131,20 @@ SCHEMA = (
         value {key_text} NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS epcis_event_parties_value"
     " ON epcis_event_parties (value, direction, position)",
+    # `field`: the number of the field's scope and name in epcis_terms (terms.FIELD).
     """CREATE TABLE IF NOT EXISTS epcis_event_fields (
         position {bigint} NOT NULL,
-        scope TEXT NOT NULL,
-        name {key_text} NOT NULL,
+        field INTEGER NOT NULL,
         text_value {key_text},
         number_value {real},
         time_value {bigint})""",
     "CREATE INDEX IF NOT EXISTS epcis_event_fields_name"
-    " ON epcis_event_fields (name, scope, text_value, position)",
+    " ON epcis_event_fields (field, text_value, position)",
     # GT_/LT_ compare numbers and instants: most values are neither, so partial indexes.
     "CREATE INDEX IF NOT EXISTS epcis_event_fields_number"
-    " ON epcis_event_fields (name, scope, number_value, position)"
-    " WHERE number_value IS NOT NULL",
+    " ON epcis_event_fields (field, number_value, position) WHERE number_value IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS epcis_event_fields_time"
-    " ON epcis_event_fields (name, scope, time_value, position) WHERE time_value IS NOT NULL",
+    " ON epcis_event_fields (field, time_value, position) WHERE time_value IS NOT NULL",
     # orderBy=<field> asks whether an event has a smaller value, or any, by its position.
     "CREATE INDEX IF NOT EXISTS epcis_event_fields_position ON epcis_event_fields (position)",
     *TERMS_SCHEMA,
@@ -206,11 +208,8 @@ _KINDS = (EVENT_TYPE, ACTION, BIZ_STEP, DISPOSITION, READ_POINT, BIZ_LOCATION)
 _FIRST_TERM = EVENT_COLUMNS.index("event_type_term")
 
 
-def _numbered(
-    conn: Connection, rows: list[tuple[Any, ...]], wanted: set[tuple[int, str]]
-) -> list[tuple[Any, ...]]:
+def _numbered(rows: list[tuple[Any, ...]], numbers: Mapping[Term, int]) -> list[tuple[Any, ...]]:
     """The rows with their vocabulary values replaced by the values' term numbers."""
-    numbers = term_numbers(conn, wanted)
     first, last = _FIRST_TERM, _FIRST_TERM + len(_KINDS)
     return [
         (
@@ -235,7 +234,8 @@ class EpcisEventsProjection(Projection):
     # 1: standard CBV values written as `cbv:` CURIEs are indexed as their Web URIs.
     # 2: EPCs and classes are held without the GS1 resolver (stored_ids.py).
     # 3: event IDs named by their hash are held in a shorter form (event_keys.py).
-    revision = 3
+    # 4: fields by the number of their scope and name (terms.FIELD).
+    revision = 4
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
@@ -304,12 +304,14 @@ class EpcisEventsProjection(Projection):
                 (position, *row) for row in terms.biz_transactions if _fits(row[0], row[1])
             )
             parties.extend((position, *row) for row in terms.parties if _fits(row[1], row[2]))
-            fields.extend(
-                (position, scope, name, text if _fits(name, text) else None, number, instant)
-                for scope, name, text, number, instant in terms.fields
-                if _fits(name)
-            )
-        conn.insert_many("epcis_events", EVENT_COLUMNS, _numbered(conn, events_rows, wanted))
+            for scope, name, text, number, instant in terms.fields:
+                if _fits(name):
+                    field = (FIELD, field_term(scope, name))
+                    wanted.add(field)
+                    text = text if _fits(name, text) else None
+                    fields.append((position, field, text, number, instant))
+        numbers = term_numbers(conn, wanted)
+        conn.insert_many("epcis_events", EVENT_COLUMNS, _numbered(events_rows, numbers))
         conn.insert_many("epcis_event_epcs", ("position", "role", "epc"), epcs)
         conn.insert_many(
             "epcis_event_quantities",
@@ -323,8 +325,8 @@ class EpcisEventsProjection(Projection):
         conn.insert_many("epcis_event_corrections", ("position", "event_id"), corrections)
         conn.insert_many(
             "epcis_event_fields",
-            ("position", "scope", "name", "text_value", "number_value", "time_value"),
-            fields,
+            ("position", "field", "text_value", "number_value", "time_value"),
+            [(position, numbers[field], *values) for position, field, *values in fields],
         )
         conn.insert_many(
             "epcis_event_persistent_dispositions", ("position", "kind", "disposition"), persistent

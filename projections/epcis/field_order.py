@@ -66,7 +66,7 @@ def _instant_bound(key: float, descending: bool) -> int:
 
 
 def field_order_stages(
-    names: Sequence[str],
+    fields: Sequence[int],
     where: Sequence[str],
     where_params: Sequence[Any],
     limit: int,
@@ -80,24 +80,26 @@ def field_order_stages(
     `row_sort_key`; `log_join` joins each event's log entry as `s`, see
     `stored_documents`). The page is the first `limit` rows of the stages in turn.
 
-    `where` are conditions on the event row `e`, with their parameters; `after` is the
+    `fields` are the term numbers of the field's names (`terms.FIELD`); `where` are
+    conditions on the event row `e`, with their parameters; `after` is the
     `(sort_key, position)` of the last event of the previous page.
     """
     # Which kinds are still to come after the cursor, in the order asked.
     at = _kind(after[0]) if after is not None else None
     order = [_TEXT, _NUMBER, _NONE] if descending else [_NUMBER, _TEXT, _NONE]
     left = order if at is None else order[order.index(at) :]
-    stage = _Stage(names, where, where_params, limit, descending, after)
+    stage = _Stage(fields, where, where_params, limit, descending, after)
     for kind in left:
         arms, params = stage.arms(kind, resuming=kind == at)
-        yield stage.sql(arms, params, log_join)
+        if arms:  # no walks of values when no event holds the field
+            yield stage.sql(arms, params, log_join)
 
 
 @dataclass(frozen=True)
 class _Stage:
     """Builds the walks of one kind of key for a page."""
 
-    names: Sequence[str]
+    fields: Sequence[int]
     where: Sequence[str]
     where_params: Sequence[Any]
     limit: int
@@ -120,8 +122,8 @@ class _Stage:
         """Whether the event at `position` has a value of the field that meets `condition`."""
         return (
             f"EXISTS (SELECT 1 FROM epcis_event_fields s"
-            f" WHERE s.position = {position} AND s.scope = ''"
-            f" AND {in_list('s.name', self.names, params)} AND {condition})"
+            f" WHERE s.position = {position}"
+            f" AND {in_list('s.field', self.fields, params)} AND {condition})"
         )
 
     def resume(
@@ -158,10 +160,10 @@ class _Stage:
     def _numbers(self, resuming: bool) -> tuple[list[str], list[Any]]:
         arms: list[str] = []
         params: list[Any] = []
-        for name in self.names:
+        for field in self.fields:
             for column, key in (("o.number_value", "o.number_value"), ("o.time_value", _INSTANT)):
-                params.append(name)
-                conditions = ["o.name = ?", "o.scope = ''", f"{column} IS NOT NULL"]
+                params.append(field)
+                conditions = ["o.field = ?", f"{column} IS NOT NULL"]
                 if column == "o.time_value":
                     conditions.append("o.number_value IS NULL")
                 if resuming and self.after is not None:
@@ -183,9 +185,9 @@ class _Stage:
     def _texts(self, resuming: bool) -> tuple[list[str], list[Any]]:
         arms: list[str] = []
         params: list[Any] = []
-        for name in self.names:
-            params.append(name)
-            conditions = ["o.name = ?", "o.scope = ''", "o.text_value IS NOT NULL"]
+        for field in self.fields:
+            params.append(field)
+            conditions = ["o.field = ?", "o.text_value IS NOT NULL"]
             conditions.append(_text_only("o"))
             if resuming and self.after is not None:
                 self.resume(params, conditions, "o.text_value", "o.text_value", self.after[0])

@@ -1,6 +1,7 @@
 """Vocabulary values interned as small numbers: an event's type, action, business step,
 disposition, read point and business location are held in `epcis_events` and its nine
-indexes as the number of their text in `epcis_terms`, where each text is kept once.
+indexes as the number of their text in `epcis_terms`, where each text is kept once; so
+are the names of extension and ILMD fields in `epcis_event_fields` (`FIELD`).
 
 Keys of a few bytes instead of URIs of 30 to 50 (`https://ref.gs1.org/cbv/BizStep-shipping`)
 make each of those indexes about a third of its size. Numbers are given per kind, so a
@@ -21,6 +22,8 @@ BIZ_STEP = 3
 DISPOSITION = 4
 READ_POINT = 5
 BIZ_LOCATION = 6
+#: An extension or ILMD field's name, with its scope (`field_term`).
+FIELD = 7
 
 #: The `epcis_events` column that holds each kind's number.
 COLUMNS = {
@@ -43,6 +46,13 @@ SCHEMA = (
 TABLES = ("epcis_terms",)
 
 Term = tuple[int, str]
+
+
+def field_term(scope: str, name: str) -> str:
+    """The term of a field: its scope (`ILMD_`, or empty for a top-level extension) and
+    its expanded name, apart by a space, which neither holds."""
+    return f"{scope} {name}"
+
 
 # One statement on PostgreSQL: what is new is inserted, what was there is selected. The
 # SELECT does not see rows another transaction committed while this one waited on them
@@ -112,16 +122,36 @@ class TermIds:
         self._conn = conn
         self.dialect = conn.dialect
 
-    def condition(self, kind: int, terms_where: str, params: Sequence[Any]) -> str:
-        """`epcis_events e` holds, as its `kind`, one of the terms `terms_where` (a
-        condition on `t.value`, with `params`) selects."""
+    def numbers(self, kind: int, terms_where: str, params: Sequence[Any]) -> list[int]:
+        """The numbers of the terms of `kind` that `terms_where` (a condition on `t.value`,
+        with `params`) selects."""
         rows = self._conn.fetchall(
             f"SELECT t.id FROM epcis_terms t WHERE t.kind = ? AND ({terms_where}) ORDER BY t.id",
             [kind, *params],
         )
-        if not rows:
+        return [int(row[0]) for row in rows]
+
+    def condition(
+        self, kind: int, terms_where: str, params: Sequence[Any], column: str | None = None
+    ) -> str:
+        """`epcis_events e` holds, as its `kind`, one of the terms `terms_where` selects
+        (see `numbers`); or `column`, when given, does."""
+        numbers = self.numbers(kind, terms_where, params)
+        if not numbers:
             return "1 = 0"
-        return f"e.{COLUMNS[kind]} IN ({', '.join(str(int(row[0])) for row in rows)})"
+        held = column or f"e.{COLUMNS[kind]}"
+        return f"{held} IN ({', '.join(str(n) for n in numbers)})"
+
+    def field_numbers(self, scope: str, names: Sequence[str]) -> list[int]:
+        """The numbers of the fields `names` of `scope` that some event holds."""
+        params: list[Any] = []
+        values = [field_term(scope, name) for name in names]
+        return self.numbers(FIELD, any_of(self.dialect, "t.value", values, params), params)
+
+    def fields(self, column: str, scope: str, names: Sequence[str]) -> str:
+        """`column` holds one of the fields `names` of `scope`."""
+        numbers = self.field_numbers(scope, names)
+        return f"{column} IN ({', '.join(str(n) for n in numbers)})" if numbers else "1 = 0"
 
     def any_of(self, kind: int, values: Sequence[str]) -> str:
         """`epcis_events e` holds one of `values` as its `kind`."""

@@ -182,6 +182,25 @@ async def test_order_by_an_extension_field_sorts_by_its_number(client: Client) -
     assert seen == [3.5, 7, 12, 40, None]
 
 
+async def test_order_by_a_field_no_event_holds_lists_every_event_in_log_order_as_asked(
+    client: Client,
+) -> None:
+    doc = document(object_event(eventID="urn:uuid:o1"), object_event(eventID="urn:uuid:o2"))
+    assert (await capture(client, doc)).status == 201
+    found = await events(client, orderBy=f"{NS}unheld", orderDirection="DESC")
+    assert [e["eventID"] for e in found] == ["urn:uuid:o2", "urn:uuid:o1"]
+
+
+async def test_an_ilmd_field_is_told_from_an_extension_field_of_its_name(client: Client) -> None:
+    ilmd = object_event(action="ADD", ilmd={"ex:lot": "L1"}, eventID="urn:uuid:i1")
+    top = object_event(**{"ex:lot": "L1"}, eventID="urn:uuid:t1")
+    assert (await capture(client, document(ilmd, top, context=[CONTEXT, {"ex": NS}]))).status == 201
+    found = await events(client, **{f"EQ_ILMD_{NS}lot": "L1"})
+    assert [e["eventID"] for e in found] == ["urn:uuid:i1"]
+    found = await events(client, **{f"EQ_{NS}lot": "L1"})
+    assert [e["eventID"] for e in found] == ["urn:uuid:t1"]
+
+
 async def test_order_by_a_field_of_several_values_sorts_by_the_least_and_text_last(
     client: Client,
 ) -> None:
