@@ -1,7 +1,7 @@
 """What a projection is: domain events in, read-model rows out, in batches."""
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from eventsourcing.utils import get_topic
 
@@ -9,6 +9,17 @@ from domain.collections.schema import Collection
 from infrastructure.database import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.search_index import create_search_indexes, drop_search_indexes
+
+#: A DDL statement: shared SQL, or one spelling per dialect (by `Dialect.name`) where the
+#: backends keep a table differently; an empty spelling is no statement there.
+Statement = str | Mapping[str, str]
+
+
+def statement_text(statement: Statement) -> str:
+    """The statement's whole text, every dialect's spelling (what its shape digest covers)."""
+    if isinstance(statement, str):
+        return statement
+    return "\n".join(f"{name}: {sql}" for name, sql in sorted(statement.items()))
 
 
 class Projection(ABC):
@@ -23,7 +34,7 @@ class Projection(ABC):
     #: The domain event classes the projection follows.
     follows: tuple[type, ...]
     #: DDL statements creating the projection's tables and indexes (shared SQL).
-    schema: tuple[str, ...]
+    schema: tuple[Statement, ...]
     #: Raised when the rows `apply` writes change while the DDL does not: it counts in
     #: the tables' shape, so an upgraded database rebuilds them from the log.
     revision: int = 0
@@ -41,7 +52,9 @@ class Projection(ABC):
     def create_tables(self, conn: Connection) -> None:
         """Create the tables (and search indexes) if they do not exist yet."""
         for statement in self.schema:
-            conn.execute(statement)
+            sql = statement if isinstance(statement, str) else statement[conn.dialect.name]
+            if sql:
+                conn.execute(sql)
         create_search_indexes(conn, self.searched)
 
     def fill(self, conn: Connection) -> None:  # noqa: B027 - most projections keep nothing else

@@ -13,7 +13,7 @@ from eventsourcing.utils import get_topic
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import EventStore, LoggedEvent
 from infrastructure.outages import is_database_unavailable
-from projections.projection import Projection
+from projections.projection import Projection, statement_text
 from projections.search_index import search_environment
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def _capture_of(logged: LoggedEvent) -> str | None:
 def _shape_text(projection: Projection) -> str:
     """What the shape digest of `projection`'s tables is taken over: its DDL and, once
     raised, its revision (so the digests of projections never revised stay as they were)."""
-    text = "\n".join(projection.schema)
+    text = "\n".join(statement_text(s) for s in projection.schema)
     return f"{text}\nrevision {projection.revision}" if projection.revision else text
 
 

@@ -32,9 +32,9 @@ from projections.epcis.terms import (
 )
 from projections.epcis.terms import SCHEMA as TERMS_SCHEMA
 from projections.epcis.terms import TABLES as TERMS_TABLES
-from projections.projection import Projection
+from projections.projection import Projection, Statement
 
-SCHEMA = (
+SCHEMA: tuple[Statement, ...] = (
     # Vocabulary values as their numbers in `epcis_terms` (projections/epcis/terms.py);
     # fixed-width columns first, so that none is padded.
     """CREATE TABLE IF NOT EXISTS epcis_events (
@@ -95,12 +95,22 @@ SCHEMA = (
         event_id {key_text} NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS epcis_event_corrections_event_id"
     " ON epcis_event_corrections (event_id, position)",
-    """CREATE TABLE IF NOT EXISTS epcis_event_epcs (
-        position {bigint} NOT NULL,
-        role TEXT NOT NULL,
-        epc {key_text} NOT NULL)""",
+    # SQLite keeps the rows in position order, as the table's key (an event's EPCs are
+    # read by position): no rowids and no index of positions beside them, ~75 bytes an
+    # event less. PostgreSQL keeps a table apart from any index, so it has the index.
+    {
+        "sqlite": "CREATE TABLE IF NOT EXISTS epcis_event_epcs (position INTEGER NOT NULL,"
+        " role TEXT NOT NULL, epc TEXT NOT NULL, PRIMARY KEY (position, role, epc))"
+        " WITHOUT ROWID",
+        "postgresql": "CREATE TABLE IF NOT EXISTS epcis_event_epcs (position BIGINT NOT NULL,"
+        ' role TEXT NOT NULL, epc TEXT COLLATE "C" NOT NULL)',
+    },
     "CREATE INDEX IF NOT EXISTS epcis_event_epcs_epc ON epcis_event_epcs (epc, role, position)",
-    "CREATE INDEX IF NOT EXISTS epcis_event_epcs_position ON epcis_event_epcs (position)",
+    {
+        "sqlite": "",
+        "postgresql": "CREATE INDEX IF NOT EXISTS epcis_event_epcs_position"
+        " ON epcis_event_epcs (position)",
+    },
     """CREATE TABLE IF NOT EXISTS epcis_event_quantities (
         position {bigint} NOT NULL,
         role TEXT NOT NULL,
@@ -235,7 +245,8 @@ class EpcisEventsProjection(Projection):
     # 2: EPCs and classes are held without the GS1 resolver (stored_ids.py).
     # 3: event IDs named by their hash are held in a shorter form (event_keys.py).
     # 4: fields by the number of their scope and name (terms.FIELD).
-    revision = 4
+    # 5: EPC rows once each (the SQLite table is keyed by them).
+    revision = 5
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
@@ -294,7 +305,12 @@ class EpcisEventsProjection(Projection):
             persistent.extend((position, *row) for row in terms.persistent if _fits(row[1]))
             if terms.sensor_elements:
                 sensors.append((position, terms))
-            epcs.extend((position, role, stored_id(epc)) for role, epc in terms.epcs if _fits(epc))
+            # Once each: an EPC listed twice in one role is one row (SQLite's key).
+            epcs.extend(
+                dict.fromkeys(
+                    (position, role, stored_id(epc)) for role, epc in terms.epcs if _fits(epc)
+                )
+            )
             quantities.extend(
                 (position, row[0], stored_id(row[1]), *row[2:])
                 for row in terms.quantities

@@ -270,3 +270,13 @@ async def test_query_without_a_token_is_401(client: Client) -> None:
     response = await client.get("/v2/epcis/events")
     assert response.status == 401
     assert (await response.json())["type"] == "epcisException:SecurityException"
+
+
+async def test_an_event_listing_one_epc_twice_is_stored_and_found_once(
+    client: TestClient[Any, Any],
+) -> None:
+    epc = "urn:epc:id:sgtin:4012345.011111.77"
+    assert (await capture(client, document(object_event(epcList=[epc, epc])))).status == 201
+    response = await client.get("/v2/epcis/events", params={"MATCH_epc": epc}, headers=AUTH)
+    body = await response.json()
+    assert len(body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]) == 1
