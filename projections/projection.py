@@ -33,7 +33,7 @@ class Projection(ABC):
     name: str
     #: The domain event classes the projection follows.
     follows: tuple[type, ...]
-    #: DDL statements creating the projection's tables and indexes (shared SQL).
+    #: DDL statements creating the projection's tables and indexes (see `Statement`).
     schema: tuple[Statement, ...]
     #: Raised when the rows `apply` writes change while the DDL does not: it counts in
     #: the tables' shape, so an upgraded database rebuilds them from the log.

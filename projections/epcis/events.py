@@ -96,7 +96,7 @@ SCHEMA: tuple[Statement, ...] = (
     "CREATE INDEX IF NOT EXISTS epcis_event_corrections_event_id"
     " ON epcis_event_corrections (event_id, position)",
     # SQLite keeps the rows in position order, as the table's key (an event's EPCs are
-    # read by position): no rowids and no index of positions beside them, ~75 bytes an
+    # read by position): no rowids and no index of positions beside them, ~50 bytes an
     # event less. PostgreSQL keeps a table apart from any index, so it has the index.
     {
         "sqlite": "CREATE TABLE IF NOT EXISTS epcis_event_epcs (position INTEGER NOT NULL,"
