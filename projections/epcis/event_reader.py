@@ -11,7 +11,7 @@ from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Database
 from infrastructure.sql_conditions import in_list
 from projections.epcis.event_keys import event_id_of, event_key, stored_event_id
-from projections.epcis.field_order import field_order_stages, row_sort_key
+from projections.epcis.field_order import NUMBER, TEXT, field_order_stages, row_sort_key
 from projections.epcis.position_pages import positions_first, split_conditions
 from projections.epcis.stored_documents import log_join, stored_document
 from projections.epcis.stored_ids import matching_any
@@ -21,6 +21,8 @@ from projections.epcis.terms import (
     BIZ_STEP,
     DISPOSITION,
     EVENT_TYPE,
+    FIELD_NUMBERS,
+    FIELD_TEXTS,
     READ_POINT,
     TermIds,
 )
@@ -308,14 +310,21 @@ class EpcisEventReader:
         if scope is not None:
             where.append(scope_condition(terms, scope, params))
         if query.order_by == "field":
+            names = query.order_field
+            held = {
+                kind
+                for kind, term in ((NUMBER, FIELD_NUMBERS), (TEXT, FIELD_TEXTS))
+                if terms.field_numbers("", names, term)
+            }
             return field_order_stages(
-                terms.field_numbers("", query.order_field),
+                terms.field_numbers("", names),
                 where,
                 params,
                 limit,
                 query.descending,
                 after,
                 log_join(self._db.dialect),
+                kinds=frozenset(held),
             )
         column = _ORDER_COLUMN[query.order_by]
         direction = "DESC" if query.descending else "ASC"

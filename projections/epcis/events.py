@@ -25,6 +25,8 @@ from projections.epcis.terms import (
     DISPOSITION,
     EVENT_TYPE,
     FIELD,
+    FIELD_NUMBERS,
+    FIELD_TEXTS,
     READ_POINT,
     Term,
     field_term,
@@ -246,7 +248,8 @@ class EpcisEventsProjection(Projection):
     # 3: event IDs named by their hash are held in a shorter form (event_keys.py).
     # 4: fields by the number of their scope and name (terms.FIELD).
     # 5: EPC rows once each (the SQLite table is keyed by them).
-    revision = 5
+    # 6: which fields hold texts and which numbers (terms.FIELD_TEXTS, FIELD_NUMBERS).
+    revision = 6
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
@@ -325,6 +328,10 @@ class EpcisEventsProjection(Projection):
                     field = (FIELD, field_term(scope, name))
                     wanted.add(field)
                     text = text if _fits(name, text) else None
+                    if number is not None or instant is not None:
+                        wanted.add((FIELD_NUMBERS, field[1]))
+                    elif text is not None:
+                        wanted.add((FIELD_TEXTS, field[1]))
                     fields.append((position, field, text, number, instant))
         numbers = term_numbers(conn, wanted)
         conn.insert_many("epcis_events", EVENT_COLUMNS, _numbered(events_rows, numbers))

@@ -28,6 +28,7 @@ NO_VALUE = -1e300
 
 #: The kinds of key: none, a number or instant, a text.
 _NONE, _NUMBER, _TEXT = 0, 1, 2
+NUMBER, TEXT = _NUMBER, _TEXT
 _BIGINT = (-(2**63), 2**63 - 1)
 #: Typed nulls: a union's columns need one type (and, on PostgreSQL, one collation) in
 #: every arm, and a bare NULL has neither.
@@ -73,6 +74,8 @@ def field_order_stages(
     descending: bool,
     after: tuple[int | float | str, int] | None,
     log_join: str,
+    *,
+    kinds: frozenset[int] = frozenset({_NUMBER, _TEXT}),
 ) -> Iterator[tuple[str, list[Any]]]:
     """The SQL and parameters of each stage of a page, in page order, each built when
     the one before it has been read (see the module's docstring): each reads up to
@@ -82,7 +85,8 @@ def field_order_stages(
 
     `fields` are the term numbers of the field's names (`terms.FIELD`); `where` are
     conditions on the event row `e`, with their parameters; `after` is the
-    `(sort_key, position)` of the last event of the previous page.
+    `(sort_key, position)` of the last event of the previous page; `kinds` are those of
+    `NUMBER` and `TEXT` some event holds a value of (a walk of the other finds nothing).
     """
     # Which kinds are still to come after the cursor, in the order asked.
     at = _kind(after[0]) if after is not None else None
@@ -90,6 +94,8 @@ def field_order_stages(
     left = order if at is None else order[order.index(at) :]
     stage = _Stage(fields, where, where_params, limit, descending, after)
     for kind in left:
+        if kind != _NONE and kind not in kinds:
+            continue
         arms, params = stage.arms(kind, resuming=kind == at)
         if arms:  # no walks of values when no event holds the field
             yield stage.sql(arms, params, log_join)

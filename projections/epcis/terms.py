@@ -24,6 +24,10 @@ READ_POINT = 5
 BIZ_LOCATION = 6
 #: An extension or ILMD field's name, with its scope (`field_term`).
 FIELD = 7
+#: A field some event holds a text of (neither number nor instant), and one some event
+#: holds a number or instant of: ordering by a field walks only the kinds it has.
+FIELD_TEXTS = 8
+FIELD_NUMBERS = 9
 
 #: The `epcis_events` column that holds each kind's number.
 COLUMNS = {
@@ -142,11 +146,12 @@ class TermIds:
         held = column or f"e.{COLUMNS[kind]}"
         return f"{held} IN ({', '.join(str(n) for n in numbers)})"
 
-    def field_numbers(self, scope: str, names: Sequence[str]) -> list[int]:
-        """The numbers of the fields `names` of `scope` that some event holds."""
+    def field_numbers(self, scope: str, names: Sequence[str], kind: int = FIELD) -> list[int]:
+        """The numbers of the fields `names` of `scope` that some event holds (with a text
+        or a number of it: `kind` FIELD_TEXTS or FIELD_NUMBERS)."""
         params: list[Any] = []
         values = [field_term(scope, name) for name in names]
-        return self.numbers(FIELD, any_of(self.dialect, "t.value", values, params), params)
+        return self.numbers(kind, any_of(self.dialect, "t.value", values, params), params)
 
     def fields(self, column: str, scope: str, names: Sequence[str]) -> str:
         """`column` holds one of the fields `names` of `scope`."""

@@ -337,3 +337,31 @@ async def test_a_page_filled_by_values_does_not_look_for_events_without_one(
         assert answer.status == 200, await answer.text()
         page = (await answer.json())["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
         assert [e["ex:reading"] for e in page] == values
+
+
+async def test_ordering_by_a_field_walks_only_the_kinds_of_value_it_has(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A walk of a kind the field has no value of would test every selected event.
+    doc = document(
+        *[object_event(**{"ex:reading": v, "ex:code": c}) for v, c in ((3, "b"), (1, "a"))],
+        context=[CONTEXT, {"ex": NS}],
+    )
+    assert (await capture(client, doc)).status == 201
+    walked: list[str] = []
+    for name in ("_numbers", "_texts"):
+        walk = getattr(field_order._Stage, name)
+
+        def noted(self: Any, resuming: bool, walk: Any = walk, name: str = name) -> Any:
+            walked.append(name)
+            return walk(self, resuming)
+
+        monkeypatch.setattr(field_order._Stage, name, noted)
+    for field, direction, first in (("ex:reading", "DESC", 3), ("ex:code", "ASC", "a")):
+        walked.clear()
+        params = {"orderBy": field, "orderDirection": direction, "perPage": "1"}
+        answer = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+        assert answer.status == 200, await answer.text()
+        page = (await answer.json())["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+        assert page[0][field] == first
+        assert walked == (["_numbers"] if field == "ex:reading" else ["_texts"])
