@@ -21,6 +21,7 @@ from projections.epcis.terms import (
     BIZ_STEP,
     DISPOSITION,
     EVENT_TYPE,
+    FIELD,
     FIELD_NUMBERS,
     FIELD_TEXTS,
     READ_POINT,
@@ -310,21 +311,22 @@ class EpcisEventReader:
         if scope is not None:
             where.append(scope_condition(terms, scope, params))
         if query.order_by == "field":
-            names = query.order_field
-            held = {
+            # The field's numbers, and whether some event holds a number or a text of it.
+            held = terms.field_numbers("", query.order_field, (FIELD, FIELD_NUMBERS, FIELD_TEXTS))
+            kinds = {
                 kind
                 for kind, term in ((NUMBER, FIELD_NUMBERS), (TEXT, FIELD_TEXTS))
-                if terms.field_numbers("", names, term)
+                if term in held
             }
             return field_order_stages(
-                terms.field_numbers("", names),
+                held.get(FIELD, []),
                 where,
                 params,
                 limit,
                 query.descending,
                 after,
                 log_join(self._db.dialect),
-                kinds=frozenset(held),
+                kinds=frozenset(kinds),
             )
         column = _ORDER_COLUMN[query.order_by]
         direction = "DESC" if query.descending else "ASC"

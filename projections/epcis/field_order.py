@@ -27,8 +27,7 @@ from infrastructure.sql_conditions import in_list
 NO_VALUE = -1e300
 
 #: The kinds of key: none, a number or instant, a text.
-_NONE, _NUMBER, _TEXT = 0, 1, 2
-NUMBER, TEXT = _NUMBER, _TEXT
+NONE, NUMBER, TEXT = 0, 1, 2
 _BIGINT = (-(2**63), 2**63 - 1)
 #: Typed nulls: a union's columns need one type (and, on PostgreSQL, one collation) in
 #: every arm, and a bare NULL has neither.
@@ -46,17 +45,17 @@ def _text_only(alias: str) -> str:
 
 def row_sort_key(kind: int, number: float | None, text: str | None) -> float | str:
     """The key of a row a page read: NO_VALUE, a number or a text."""
-    if kind == _TEXT and text is not None:
+    if kind == TEXT and text is not None:
         return text
-    if kind == _NUMBER and number is not None:
+    if kind == NUMBER and number is not None:
         return float(number)
     return NO_VALUE
 
 
 def _kind(key: int | float | str) -> int:
     if isinstance(key, str):
-        return _TEXT
-    return _NONE if key == NO_VALUE else _NUMBER
+        return TEXT
+    return NONE if key == NO_VALUE else NUMBER
 
 
 def _instant_bound(key: float, descending: bool) -> int:
@@ -75,7 +74,7 @@ def field_order_stages(
     after: tuple[int | float | str, int] | None,
     log_join: str,
     *,
-    kinds: frozenset[int] = frozenset({_NUMBER, _TEXT}),
+    kinds: frozenset[int] = frozenset({NUMBER, TEXT}),
 ) -> Iterator[tuple[str, list[Any]]]:
     """The SQL and parameters of each stage of a page, in page order, each built when
     the one before it has been read (see the module's docstring): each reads up to
@@ -90,11 +89,11 @@ def field_order_stages(
     """
     # Which kinds are still to come after the cursor, in the order asked.
     at = _kind(after[0]) if after is not None else None
-    order = [_TEXT, _NUMBER, _NONE] if descending else [_NUMBER, _TEXT, _NONE]
+    order = [TEXT, NUMBER, NONE] if descending else [NUMBER, TEXT, NONE]
     left = order if at is None else order[order.index(at) :]
     stage = _Stage(fields, where, where_params, limit, descending, after)
     for kind in left:
-        if kind != _NONE and kind not in kinds:
+        if kind != NONE and kind not in kinds:
             continue
         arms, params = stage.arms(kind, resuming=kind == at)
         if arms:  # no walks of values when no event holds the field
@@ -157,9 +156,9 @@ class _Stage:
 
     def arms(self, kind: int, *, resuming: bool) -> tuple[list[str], list[Any]]:
         """The walks of one kind of key, with their parameters."""
-        if kind == _NUMBER:
+        if kind == NUMBER:
             return self._numbers(resuming)
-        if kind == _TEXT:
+        if kind == TEXT:
             return self._texts(resuming)
         return self._keyless(resuming)
 
@@ -182,7 +181,7 @@ class _Stage:
                     self.walk(
                         params,
                         conditions,
-                        f"{_NUMBER} AS kind, {key} AS number, {_NULL_TEXT} AS text",
+                        f"{NUMBER} AS kind, {key} AS number, {_NULL_TEXT} AS text",
                         key,
                     )
                 )
@@ -206,7 +205,7 @@ class _Stage:
                 self.walk(
                     params,
                     conditions,
-                    f"{_TEXT} AS kind, {_NULL_NUMBER} AS number, o.text_value AS text",
+                    f"{TEXT} AS kind, {_NULL_NUMBER} AS number, o.text_value AS text",
                     "o.text_value",
                 )
             )
@@ -225,7 +224,7 @@ class _Stage:
         params.extend(self.where_params)
         params.append(self.limit)
         return [
-            f"SELECT * FROM (SELECT e.position, {_NONE} AS kind, {_NULL_NUMBER} AS number,"
+            f"SELECT * FROM (SELECT e.position, {NONE} AS kind, {_NULL_NUMBER} AS number,"
             f" {_NULL_TEXT} AS text FROM epcis_events e WHERE {' AND '.join(conditions)}"
             f" ORDER BY e.position {self.direction} LIMIT ?) n"
         ], params

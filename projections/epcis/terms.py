@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from infrastructure.database import Connection
-from infrastructure.sql_conditions import any_glob, any_of
+from infrastructure.sql_conditions import any_glob, any_of, in_list
 
 EVENT_TYPE = 1
 ACTION = 2
@@ -129,34 +129,43 @@ class TermIds:
     def numbers(self, kind: int, terms_where: str, params: Sequence[Any]) -> list[int]:
         """The numbers of the terms of `kind` that `terms_where` (a condition on `t.value`,
         with `params`) selects."""
+        return self._by_kind((kind,), terms_where, params).get(kind, [])
+
+    def _by_kind(
+        self, kinds: Sequence[int], terms_where: str, params: Sequence[Any]
+    ) -> dict[int, list[int]]:
+        kind_params: list[Any] = []
+        kind_in = in_list("t.kind", kinds, kind_params)
         rows = self._conn.fetchall(
-            f"SELECT t.id FROM epcis_terms t WHERE t.kind = ? AND ({terms_where}) ORDER BY t.id",
-            [kind, *params],
+            f"SELECT t.kind, t.id FROM epcis_terms t WHERE {kind_in} AND ({terms_where})"
+            " ORDER BY t.id",
+            [*kind_params, *params],
         )
-        return [int(row[0]) for row in rows]
+        found: dict[int, list[int]] = {}
+        for kind, number in rows:
+            found.setdefault(int(kind), []).append(int(number))
+        return found
 
     def condition(
         self, kind: int, terms_where: str, params: Sequence[Any], column: str | None = None
     ) -> str:
         """`epcis_events e` holds, as its `kind`, one of the terms `terms_where` selects
         (see `numbers`); or `column`, when given, does."""
-        numbers = self.numbers(kind, terms_where, params)
-        if not numbers:
-            return "1 = 0"
-        held = column or f"e.{COLUMNS[kind]}"
-        return f"{held} IN ({', '.join(str(n) for n in numbers)})"
+        return _held_in(column or f"e.{COLUMNS[kind]}", self.numbers(kind, terms_where, params))
 
-    def field_numbers(self, scope: str, names: Sequence[str], kind: int = FIELD) -> list[int]:
-        """The numbers of the fields `names` of `scope` that some event holds (with a text
-        or a number of it: `kind` FIELD_TEXTS or FIELD_NUMBERS)."""
+    def field_numbers(
+        self, scope: str, names: Sequence[str], kinds: Sequence[int] = (FIELD,)
+    ) -> dict[int, list[int]]:
+        """By kind, the numbers of the fields `names` of `scope` that some event holds
+        (`FIELD`), holds a text of (`FIELD_TEXTS`) or a number of (`FIELD_NUMBERS`): one
+        statement for all of them."""
         params: list[Any] = []
         values = [field_term(scope, name) for name in names]
-        return self.numbers(kind, any_of(self.dialect, "t.value", values, params), params)
+        return self._by_kind(kinds, any_of(self.dialect, "t.value", values, params), params)
 
     def fields(self, column: str, scope: str, names: Sequence[str]) -> str:
         """`column` holds one of the fields `names` of `scope`."""
-        numbers = self.field_numbers(scope, names)
-        return f"{column} IN ({', '.join(str(n) for n in numbers)})" if numbers else "1 = 0"
+        return _held_in(column, self.field_numbers(scope, names).get(FIELD, []))
 
     def any_of(self, kind: int, values: Sequence[str]) -> str:
         """`epcis_events e` holds one of `values` as its `kind`."""
@@ -167,3 +176,8 @@ class TermIds:
         """`epcis_events e` holds, as its `kind`, a value matching one of the patterns."""
         params: list[Any] = []
         return self.condition(kind, any_glob(self.dialect, "t.value", globs, params), params)
+
+
+def _held_in(column: str, numbers: Sequence[int]) -> str:
+    """`column` holds one of the term `numbers` (written as literals; none: never)."""
+    return f"{column} IN ({', '.join(str(n) for n in numbers)})" if numbers else "1 = 0"
