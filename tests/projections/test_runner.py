@@ -269,6 +269,24 @@ def test_catch_up_refreshes_planner_statistics_once_the_log_has_grown(
     service.close()
 
 
+def test_catch_up_vacuums_the_query_tables_once_the_log_has_grown(
+    on_postgresql: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Index-only scans visit the table for every row until a vacuum marks its pages
+    # all-visible, and autovacuum may be switched off.
+    monkeypatch.setattr("projections.runner.ANALYZE_MIN_EVENTS", 8)
+    service = Tracepoint(on_postgresql)
+    service.store.save(*captured(10))
+    service.projections.catch_up()
+    with service.database.transaction(write=False) as conn:
+        vacuumed = conn.fetchval(
+            "SELECT last_vacuum IS NOT NULL FROM pg_stat_user_tables"
+            " WHERE relname = 'epcis_events' AND schemaname = current_schema()"
+        )
+    assert vacuumed
+    service.close()
+
+
 def test_a_few_new_events_do_not_refresh_planner_statistics(
     on_postgresql: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
