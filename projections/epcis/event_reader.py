@@ -8,11 +8,23 @@ from domain.epcis.attribute_parameters import AttributeMatch
 from domain.epcis.event_query import EventQuery
 from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
-from infrastructure.database import Database
-from infrastructure.sql_conditions import in_list
+from infrastructure.database import Connection, Database
+from infrastructure.sql_conditions import any_of, in_list
 from projections.epcis.event_keys import event_id_of, event_key, stored_event_id
-from projections.epcis.field_order import NUMBER, TEXT, field_order_stages, row_sort_key
-from projections.epcis.position_pages import positions_first, split_conditions
+from projections.epcis.field_order import (
+    DRIVEN_LIMIT,
+    NUMBER,
+    TEXT,
+    driven_keys_sql,
+    driven_page,
+    field_order_stages,
+    row_sort_key,
+)
+from projections.epcis.position_pages import (
+    positions_first,
+    selected_positions,
+    split_conditions,
+)
 from projections.epcis.stored_documents import log_join, stored_document
 from projections.epcis.stored_ids import matching_any
 from projections.epcis.terms import (
@@ -240,6 +252,19 @@ def _sort_key(value: Any) -> int | float:
     return value if isinstance(value, float) else int(value)
 
 
+def _conditions(
+    terms: TermIds, query: EventQuery, snapshot: int, scope: Sequence[EventQuery] | None
+) -> tuple[list[str], list[Any]]:
+    """The conditions on `epcis_events e` of a page below `snapshot`, with parameters."""
+    params: list[Any] = [snapshot]
+    # The snapshot bound never narrows much; the unary plus keeps planners from walking
+    # the primary key for it instead of using a selective index.
+    where = ["+e.position <= ?", *build_where(terms, query, params)]
+    if scope is not None:
+        where.append(scope_condition(terms, scope, params))
+    return where, params
+
+
 class EpcisEventReader:
     """Reads pages of matching events in a stable order, resuming after a keyset cursor."""
 
@@ -262,9 +287,18 @@ class EpcisEventReader:
         while a client pages do not shift pages, so nothing is skipped or repeated.
         """
         with self._db.reading() as conn:
-            rows: list[Any] = []
+            terms = TermIds(conn)
+            driven = None
+            if query.order_by == "field":
+                driven = self._driven_page(conn, terms, query, limit, snapshot, after, scope)
+            rows: list[Any] = driven or []
             # Stages in page order (one for every order but a field's): read until full.
-            for sql, params in self._page_sql(TermIds(conn), query, limit, snapshot, after, scope):
+            pages = (
+                []
+                if driven is not None
+                else self._page_sql(terms, query, limit, snapshot, after, scope)
+            )
+            for sql, params in pages:
                 rows.extend(conn.fetchall(sql, params))
                 if len(rows) >= limit:
                     break
@@ -282,6 +316,54 @@ class EpcisEventReader:
             PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[3], event_id_of(r[2])))
             for r in rows
         ]
+
+    def _driven_page(
+        self,
+        conn: Connection,
+        terms: TermIds,
+        query: EventQuery,
+        limit: int,
+        snapshot: int,
+        after: tuple[int | float | str, int] | None,
+        scope: Sequence[EventQuery] | None,
+    ) -> list[Any] | None:
+        """A page ordered by a field, read by each selected event's key, when the query
+        selects at most `DRIVEN_LIMIT` events (else None: the field's values are walked)."""
+        where, params = _conditions(terms, query, snapshot, scope)
+        if len(where) == 1:  # every event: the walk stops after a page
+            return None
+        # From the index tables alone where the conditions allow (no event row read).
+        found: list[Any] = []
+        conditions = None
+        if scope is None:
+            conditions = split_conditions(build_where(terms, query, found), found)
+        planned = conditions and selected_positions(conditions, snapshot, DRIVEN_LIMIT + 1)
+        sql, sql_params = planned or (
+            f"SELECT e.position FROM epcis_events e WHERE {' AND '.join(where)} LIMIT ?",
+            [*params, DRIVEN_LIMIT + 1],
+        )
+        found_rows = conn.fetchall(sql, sql_params)
+        if len(found_rows) > DRIVEN_LIMIT:
+            return None
+        selected = sorted({int(r[0]) for r in found_rows})
+        fields = terms.field_numbers("", query.order_field, (FIELD,)).get(FIELD, [])
+        key_params: list[Any] = []
+        positions = any_of(self._db.dialect, "s.position", selected, key_params)
+        rows = conn.fetchall(driven_keys_sql(positions, fields, key_params), key_params)
+        page = driven_page(selected, rows, limit, query.descending, after)
+        if not page:
+            return []
+        found = []
+        documents = {
+            int(r[0]): (r[1], r[2])
+            for r in conn.fetchall(
+                f"SELECT e.position, e.event_id, s.state FROM epcis_events e"
+                f"{log_join(self._db.dialect)}"
+                f" WHERE {in_list('e.position', [p[0] for p in page], found)}",
+                found,
+            )
+        }
+        return [(*row, *documents[row[0]]) for row in page]
 
     def _page_sql(
         self,
@@ -304,12 +386,7 @@ class EpcisEventReader:
             )
             if planned is not None:
                 return [planned]
-        params: list[Any] = [snapshot]
-        # The snapshot bound never narrows much; the unary plus keeps planners from
-        # walking the primary key for it instead of using a selective index.
-        where = ["+e.position <= ?", *build_where(terms, query, params)]
-        if scope is not None:
-            where.append(scope_condition(terms, scope, params))
+        where, params = _conditions(terms, query, snapshot, scope)
         if query.order_by == "field":
             # The field's numbers, and whether some event holds a number or a text of it.
             held = terms.field_numbers("", query.order_field, (FIELD, FIELD_NUMBERS, FIELD_TEXTS))

@@ -58,6 +58,38 @@ def positions_first(
     """The page's SQL (ordered by log position), or None when some condition needs the
     event row itself (then the caller's plan is the right one). `log_join` joins each
     event's log entry as `s` (see `stored_documents`)."""
+    found = _from_index_tables(conditions, snapshot, after)
+    if found is None:
+        return None
+    rows, params = found
+    sql = (
+        f"SELECT e.position, e.position, e.event_id, s.state FROM epcis_events e{log_join}"
+        f" WHERE e.position IN (SELECT DISTINCT d.position {rows} ORDER BY d.position LIMIT ?)"
+        " ORDER BY e.position LIMIT ?"
+    )
+    return sql, [*params, limit, limit]
+
+
+def selected_positions(
+    conditions: list[tuple[str, list[Any]]], snapshot: int, bound: int
+) -> tuple[str, list[Any]] | None:
+    """The SQL of up to `bound` rows of the positions the conditions select, in no order
+    and not told apart (an event may match twice), or None when some condition needs the
+    event row itself."""
+    found = _from_index_tables(conditions, snapshot, None)
+    if found is None:
+        return None
+    rows, params = found
+    # No DISTINCT: it would gather every match before the bound cuts them.
+    return f"SELECT d.position {rows} LIMIT ?", [*params, bound]
+
+
+def _from_index_tables(
+    conditions: list[tuple[str, list[Any]]], snapshot: int, after: int | None
+) -> tuple[str, list[Any]] | None:
+    """`FROM … d WHERE …`, the rows `d` of the positions ≤ `snapshot` (and > `after`) that
+    every condition selects, driven by an index table's; None when there is none or some
+    condition needs the event row."""
     selects = [(_positions(sql), params) for sql, params in conditions]
     if not selects or any(select is None for select, _ in selects):
         return None
@@ -67,21 +99,12 @@ def positions_first(
     if not drivers:
         return None
     driver, driver_params = selects.pop(drivers[0])
-    others = selects
     where = ["d.position <= ?"]
     params: list[Any] = [*driver_params, snapshot]
     if after is not None:
         where.append("d.position > ?")
         params.append(after)
-    for select, select_params in others:
+    for select, select_params in selects:
         where.append(f"d.position IN ({select})")
         params.extend(select_params)
-    params.extend((limit, limit))
-    sql = (
-        f"SELECT e.position, e.position, e.event_id, s.state FROM epcis_events e{log_join}"
-        " WHERE e.position IN ("
-        f"SELECT DISTINCT d.position FROM ({driver}) d WHERE {' AND '.join(where)}"
-        " ORDER BY d.position LIMIT ?)"
-        " ORDER BY e.position LIMIT ?"
-    )
-    return sql, params
+    return f"FROM ({driver}) d WHERE {' AND '.join(where)}", params

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 
-from projections.epcis import field_order
+from projections.epcis import event_reader, field_order
 from tests.conftest import AS_CAPTURED, AUTH
 from tests.epcis.documents import CONTEXT, document, object_event
 from tests.epcis.test_capture import capture, events
@@ -247,17 +247,36 @@ MIXED_KEYED_ASC = [
 MIXED_KEYLESS = ["x1", "x2", "x3"]
 
 
+#: How a page ordered by a field is read: walking the field's values (every event, or a
+#: filter selecting more than `DRIVEN_LIMIT`), or by each selected event's key.
+READINGS = {
+    "walk": ({}, None),
+    "walk with a filter": ({"eventType": "ObjectEvent"}, 0),
+    "each event's key": ({"eventType": "ObjectEvent"}, None),
+    "each event's key, selected by a field": ({f"EQ_{NS}batch": "b1"}, None),
+}
+
+
+@pytest.mark.parametrize("reading", list(READINGS))
 @pytest.mark.parametrize("per_page", [1, 2, 3, 5, 20])
 @pytest.mark.parametrize("direction", ["ASC", "DESC"])
 async def test_pages_ordered_by_a_field_hold_every_event_once_in_order(
-    client: Client, direction: str, per_page: int
+    client: Client,
+    direction: str,
+    per_page: int,
+    reading: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    selecting, bound = READINGS[reading]
+    if bound is not None:
+        monkeypatch.setattr(event_reader, "DRIVEN_LIMIT", bound)
     doc = document(
         *[
-            object_event(epcList=[f"urn:epc:id:sgtin:4012345.011111.{name}"])
+            object_event(epcList=[f"urn:epc:id:sgtin:4012345.011111.{name}"], **{"ex:batch": "b1"})
             if value is None
             else object_event(
-                epcList=[f"urn:epc:id:sgtin:4012345.011111.{name}"], **{"ex:reading": value}
+                epcList=[f"urn:epc:id:sgtin:4012345.011111.{name}"],
+                **{"ex:reading": value, "ex:batch": "b1"},
             )
             for name, value in MIXED
         ],
@@ -265,7 +284,12 @@ async def test_pages_ordered_by_a_field_hold_every_event_once_in_order(
     )
     assert (await capture(client, doc)).status == 201
     seen: list[str] = []
-    params = {"orderBy": "ex:reading", "orderDirection": direction, "perPage": str(per_page)}
+    params = {
+        "orderBy": "ex:reading",
+        "orderDirection": direction,
+        "perPage": str(per_page),
+        **selecting,
+    }
     while True:
         answer = await client.get("/v2/epcis/events", params=params, headers=AUTH)
         assert answer.status == 200, await answer.text()
@@ -313,6 +337,42 @@ async def test_order_by_something_that_is_no_field_is_a_400(client: Client) -> N
     response = await client.get("/v2/epcis/events", params={"orderBy": "bizStep"}, headers=AUTH)
     assert response.status == 400
     assert "extension field" in (await response.json())["detail"]
+
+
+async def test_a_selective_query_reads_each_selected_event_s_key_and_a_broad_one_walks(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With a selective filter, walking the field's values in order meets few selected
+    # events: PostgreSQL then hashes every value of the field instead.
+    doc = document(
+        *[
+            object_event(bizStep=step, **{"ex:reading": v})
+            for step, v in (("shipping", 3), ("receiving", 1))
+        ],
+        context=[CONTEXT, {"ex": NS}],
+    )
+    assert (await capture(client, doc)).status == 201
+    read: list[str] = []
+    for name in ("driven_page", "field_order_stages"):
+        page = getattr(event_reader, name)
+
+        def noted(*args: Any, page: Any = page, name: str = name, **kwargs: Any) -> Any:
+            read.append(name)
+            return page(*args, **kwargs)
+
+        monkeypatch.setattr(event_reader, name, noted)
+    monkeypatch.setattr(event_reader, "DRIVEN_LIMIT", 1)
+    for selecting, way in (({"EQ_bizStep": "shipping"}, "driven_page"), ({}, "field_order_stages")):
+        read.clear()
+        found = await events(client, orderBy="ex:reading", orderDirection="DESC", **selecting)
+        assert read == [way]
+        assert [e["ex:reading"] for e in found] == ([3] if selecting else [3, 1])
+    read.clear()
+    found = await events(
+        client, orderBy="ex:reading", orderDirection="DESC", eventType="ObjectEvent"
+    )
+    assert read == ["field_order_stages"]  # two events selected, one more than the bound
+    assert [e["ex:reading"] for e in found] == [3, 1]
 
 
 async def test_a_page_filled_by_values_does_not_look_for_events_without_one(
