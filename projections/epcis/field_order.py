@@ -259,9 +259,11 @@ def driven_keys_sql(positions_condition: str, fields: Sequence[int], params: lis
     """The field's rows `(position, number or instant, text)` of the events that
     `positions_condition` (on `s.position`) names, a text only where the row has no number
     or instant; appends the fields' parameters."""
+    # The unary plus keeps planners on the position index: SQLite, without statistics,
+    # would rather walk every value of the field.
     return (
         f"SELECT s.position, {_NUMERIC}, s.text_value FROM epcis_event_fields s"
-        f" WHERE {positions_condition} AND {in_list('s.field', fields, params)}"
+        f" WHERE {positions_condition} AND {in_list('+s.field', fields, params)}"
         " AND (s.number_value IS NOT NULL OR s.time_value IS NOT NULL"
         " OR s.text_value IS NOT NULL)"
     )
