@@ -26,6 +26,8 @@ from aiohttp.test_utils import TestClient
 from api.logs.formats import SecretMasking
 from api.service.app import create_app
 from application.service.runtime import Tracepoint
+from infrastructure.database import Database
+from infrastructure.database_url import DatabaseUrl
 from infrastructure.settings import Settings
 from tests.databases import (
     PostgresDatabases,
@@ -205,6 +207,16 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     finally:
         with psycopg.connect(database, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    """The read-model database of `database_url`, closed after the test."""
+    database = Database(DatabaseUrl.parse(database_url))
+    try:
+        yield database
+    finally:
+        database.close()
 
 
 def make_settings(database_url: str, **overrides: Any) -> Settings:

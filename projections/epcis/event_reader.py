@@ -252,17 +252,35 @@ def _sort_key(value: Any) -> int | float:
     return value if isinstance(value, float) else int(value)
 
 
-def _conditions(
-    terms: TermIds, query: EventQuery, snapshot: int, scope: Sequence[EventQuery] | None
-) -> tuple[list[str], list[Any]]:
-    """The conditions on `epcis_events e` of a page below `snapshot`, with parameters."""
-    params: list[Any] = [snapshot]
-    # The snapshot bound never narrows much; the unary plus keeps planners from walking
-    # the primary key for it instead of using a selective index.
-    where = ["+e.position <= ?", *build_where(terms, query, params)]
-    if scope is not None:
-        where.append(scope_condition(terms, scope, params))
-    return where, params
+@dataclass(frozen=True)
+class _Selection:
+    """What a page selects: conditions on `epcis_events e` below `snapshot` with their
+    parameters, and, without a scope, each condition with its own (`split_conditions`)."""
+
+    where: list[str]
+    params: list[Any]
+    snapshot: int
+    conditions: list[tuple[str, list[Any]]] | None
+
+    @classmethod
+    def of(
+        cls, terms: TermIds, query: EventQuery, snapshot: int, scope: Sequence[EventQuery] | None
+    ) -> "_Selection":
+        params: list[Any] = [snapshot]
+        # The snapshot bound never narrows much; the unary plus keeps planners from
+        # walking the primary key for it instead of using a selective index.
+        where = ["+e.position <= ?", *build_where(terms, query, params)]
+        conditions = None
+        if scope is None:
+            conditions = split_conditions(where[1:], params[1:])
+        else:
+            where.append(scope_condition(terms, scope, params))
+        return cls(where, params, snapshot, conditions)
+
+    @property
+    def everything(self) -> bool:
+        """Whether every event below the snapshot is selected."""
+        return len(self.where) == 1
 
 
 class EpcisEventReader:
@@ -288,15 +306,14 @@ class EpcisEventReader:
         """
         with self._db.reading() as conn:
             terms = TermIds(conn)
+            selection = _Selection.of(terms, query, snapshot, scope)
             driven = None
             if query.order_by == "field":
-                driven = self._driven_page(conn, terms, query, limit, snapshot, after, scope)
+                driven = self._driven_page(conn, terms, query, selection, limit, after)
             rows: list[Any] = driven or []
             # Stages in page order (one for every order but a field's): read until full.
             pages = (
-                []
-                if driven is not None
-                else self._page_sql(terms, query, limit, snapshot, after, scope)
+                [] if driven is not None else self._page_sql(terms, query, selection, limit, after)
             )
             for sql, params in pages:
                 rows.extend(conn.fetchall(sql, params))
@@ -322,25 +339,21 @@ class EpcisEventReader:
         conn: Connection,
         terms: TermIds,
         query: EventQuery,
+        selection: _Selection,
         limit: int,
-        snapshot: int,
         after: tuple[int | float | str, int] | None,
-        scope: Sequence[EventQuery] | None,
     ) -> list[Any] | None:
         """A page ordered by a field, read by each selected event's key, when the query
         selects at most `DRIVEN_LIMIT` events (else None: the field's values are walked)."""
-        where, params = _conditions(terms, query, snapshot, scope)
-        if len(where) == 1:  # every event: the walk stops after a page
+        if selection.everything:  # the walk stops after a page
             return None
         # From the index tables alone where the conditions allow (no event row read).
-        found: list[Any] = []
-        conditions = None
-        if scope is None:
-            conditions = split_conditions(build_where(terms, query, found), found)
-        planned = conditions and selected_positions(conditions, snapshot, DRIVEN_LIMIT + 1)
+        planned = selection.conditions and selected_positions(
+            selection.conditions, selection.snapshot, DRIVEN_LIMIT + 1
+        )
         sql, sql_params = planned or (
-            f"SELECT e.position FROM epcis_events e WHERE {' AND '.join(where)} LIMIT ?",
-            [*params, DRIVEN_LIMIT + 1],
+            f"SELECT e.position FROM epcis_events e WHERE {' AND '.join(selection.where)} LIMIT ?",
+            [*selection.params, DRIVEN_LIMIT + 1],
         )
         found_rows = conn.fetchall(sql, sql_params)
         if len(found_rows) > DRIVEN_LIMIT:
@@ -353,7 +366,7 @@ class EpcisEventReader:
         page = driven_page(selected, rows, limit, query.descending, after)
         if not page:
             return []
-        found = []
+        found: list[Any] = []
         documents = {
             int(r[0]): (r[1], r[2])
             for r in conn.fetchall(
@@ -369,24 +382,22 @@ class EpcisEventReader:
         self,
         terms: TermIds,
         query: EventQuery,
+        selection: _Selection,
         limit: int,
-        snapshot: int,
         after: tuple[int | float | str, int] | None,
-        scope: Sequence[EventQuery] | None,
     ) -> Iterable[tuple[str, list[Any]]]:
-        if scope is None and query.order_by == "position":
-            found: list[Any] = []
-            conditions = split_conditions(build_where(terms, query, found), found)
+        if selection.conditions is not None and query.order_by == "position":
             planned = positions_first(
-                conditions,
-                snapshot,
+                selection.conditions,
+                selection.snapshot,
                 after[1] if after is not None else None,
                 limit,
                 log_join(self._db.dialect),
             )
             if planned is not None:
                 return [planned]
-        where, params = _conditions(terms, query, snapshot, scope)
+        # Copies: the cursor's conditions are added below.
+        where, params = list(selection.where), list(selection.params)
         if query.order_by == "field":
             # The field's numbers, and whether some event holds a number or a text of it.
             held = terms.field_numbers("", query.order_field, (FIELD, FIELD_NUMBERS, FIELD_TEXTS))

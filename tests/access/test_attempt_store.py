@@ -1,13 +1,10 @@
 """Sign-in attempts, failures in a row and the locks they hold, counted in the database."""
 
-from collections.abc import Iterator
-
 import pytest
 
 from domain.access.backoff import Backoff
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
-from infrastructure.database_url import DatabaseUrl
 
 #: Three failures in a row lock for 60 s, then 120 s, …; a quiet day forgets them.
 RULE = Backoff(after=3, first=60.0, longest=600.0, forget=86_400.0)
@@ -15,12 +12,8 @@ ACCOUNT = [("account:a@example.com", RULE)]
 
 
 @pytest.fixture
-def store(database_url: str) -> Iterator[AttemptStore]:
-    database = Database(DatabaseUrl.parse(database_url))
-    try:
-        yield AttemptStore(database)
-    finally:
-        database.close()
+def store(database: Database) -> AttemptStore:
+    return AttemptStore(database)
 
 
 def test_attempts_are_recorded_up_to_the_limit(store: AttemptStore) -> None:

@@ -1,22 +1,10 @@
 """Sessions, their rotation by refreshes, and what a replaced token presented again does."""
 
-from collections.abc import Iterator
-
 import pytest
 
 from infrastructure.database import Database
-from infrastructure.database_url import DatabaseUrl
 from infrastructure.passwords import hash_token
 from infrastructure.session_store import Reused, Session, SessionStore
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database(DatabaseUrl.parse(database_url))
-    try:
-        yield database
-    finally:
-        database.close()
 
 
 @pytest.fixture

@@ -4,9 +4,7 @@ and every EPC pattern matches the stored forms as it matches the identifiers
 
 import fnmatch
 import re
-from collections.abc import Iterator
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -14,7 +12,6 @@ from domain.gs1 import Glob, epc_pattern
 from domain.gs1.digital_link import GS1_RESOLVER
 from domain.gs1.patterns import ANY, ONE_CHAR
 from infrastructure.database import Database
-from infrastructure.database_url import DatabaseUrl
 from projections.epcis.stored_ids import canonical_id, matching_any, stored_glob, stored_id
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import Client, capture
@@ -73,15 +70,6 @@ def test_the_patterns_of_gs1_keys_are_rewritten_for_the_index() -> None:
         ANY,
     )
     assert stored_glob((ANY, "/21/7")) is None
-
-
-@pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database(DatabaseUrl.parse(database_url))
-    try:
-        yield database
-    finally:
-        database.close()
 
 
 def test_patterns_match_the_stored_column_in_sql_as_they_match_identifiers(

@@ -249,6 +249,16 @@ def analyzed(service: Tracepoint) -> bool:
         )
 
 
+def caught_up(settings: Settings, monkeypatch: pytest.MonkeyPatch, min_events: int) -> Tracepoint:
+    """A service that caught up with ten new events, statistics refreshed from
+    `min_events` new events on."""
+    monkeypatch.setattr("projections.runner.ANALYZE_MIN_EVENTS", min_events)
+    service = Tracepoint(settings)
+    service.store.save(*captured(10))
+    service.projections.catch_up()
+    return service
+
+
 @pytest.fixture
 def on_postgresql(small_batches: Settings) -> Settings:
     if not small_batches.database_url.startswith("postgresql"):
@@ -261,10 +271,7 @@ def test_catch_up_refreshes_planner_statistics_once_the_log_has_grown(
 ) -> None:
     # The server may run without autovacuum; without statistics a time-window page took
     # 200 ms instead of 1 ms at a million events.
-    monkeypatch.setattr("projections.runner.ANALYZE_MIN_EVENTS", 8)
-    service = Tracepoint(on_postgresql)
-    service.store.save(*captured(10))
-    service.projections.catch_up()
+    service = caught_up(on_postgresql, monkeypatch, min_events=8)
     assert analyzed(service)
     service.close()
 
@@ -274,10 +281,7 @@ def test_catch_up_vacuums_the_query_tables_once_the_log_has_grown(
 ) -> None:
     # Index-only scans visit the table for every row until a vacuum marks its pages
     # all-visible, and autovacuum may be switched off.
-    monkeypatch.setattr("projections.runner.ANALYZE_MIN_EVENTS", 8)
-    service = Tracepoint(on_postgresql)
-    service.store.save(*captured(10))
-    service.projections.catch_up()
+    service = caught_up(on_postgresql, monkeypatch, min_events=8)
     with service.database.transaction(write=False) as conn:
         vacuumed = conn.fetchval(
             "SELECT last_vacuum IS NOT NULL FROM pg_stat_user_tables"
@@ -290,10 +294,7 @@ def test_catch_up_vacuums_the_query_tables_once_the_log_has_grown(
 def test_a_few_new_events_do_not_refresh_planner_statistics(
     on_postgresql: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("projections.runner.ANALYZE_MIN_EVENTS", 50)
-    service = Tracepoint(on_postgresql)
-    service.store.save(*captured(10))
-    service.projections.catch_up()
+    service = caught_up(on_postgresql, monkeypatch, min_events=50)
     assert not analyzed(service)
     service.close()
 

@@ -2,12 +2,10 @@
 transaction (projections/epcis/terms.py)."""
 
 import threading
-from collections.abc import Iterator
 
 import pytest
 
 from infrastructure.database import Database
-from infrastructure.database_url import DatabaseUrl
 from projections.epcis.terms import (
     BIZ_LOCATION,
     BIZ_STEP,
@@ -22,13 +20,11 @@ PLACE = "urn:epc:id:sgln:4012345.00001.0"
 
 
 @pytest.fixture
-def database(database_url: str) -> Iterator[Database]:
-    database = Database(DatabaseUrl.parse(database_url))
+def database(database: Database) -> Database:
     with database.transaction() as conn:
         for statement in SCHEMA:
             conn.execute(statement)
-    yield database
-    database.close()
+    return database
 
 
 def numbers(database: Database, *terms: tuple[int, str]) -> dict[tuple[int, str], int]:
