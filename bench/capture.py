@@ -20,6 +20,8 @@ from domain.epcis.event_hash import event_hash
 POSTGRESQL_TARGET = Target(0.30, of_floor=True)
 SQLITE_TARGET = Target(0.15, of_floor=True)
 LATENCY_TARGET = Target(5.0, at_most=True)
+#: Issue 21: capture with the audit tree at most 5 % slower than without it.
+AUDIT_TREE_TARGET = Target(0.95, of_floor=True)
 CAPTURES = 100
 
 
@@ -48,7 +50,9 @@ def raw_store_rate(database_url: str, batch: int, total: int) -> float:
     return total / elapsed
 
 
-async def capture_rate(database_url: str, batch: int, total: int, clients: int) -> float:
+async def capture_rate(
+    database_url: str, batch: int, total: int, clients: int, audit_tree: bool = True
+) -> float:
     """Events/s through POST /v2/epcis/capture, including validation, hashing, storing and
     the wait until the events are queryable.
 
@@ -56,7 +60,12 @@ async def capture_rate(database_url: str, batch: int, total: int, clients: int) 
     server's interpreter lock for building and sending requests, as no real client does.
     """
     output = await _client(
-        database_url, "bench.capture_client", str(batch), str(total), str(clients)
+        database_url,
+        "bench.capture_client",
+        str(batch),
+        str(total),
+        str(clients),
+        audit_tree=audit_tree,
     )
     return float(output.split()[-1])
 
@@ -78,9 +87,9 @@ async def _warm(service: Tracepoint) -> None:
     await service.epcis.capture.capture(factory.document(factory.events(200)), "rollback", None)
 
 
-async def _client(database_url: str, module: str, *arguments: str) -> str:
+async def _client(database_url: str, module: str, *arguments: str, audit_tree: bool = True) -> str:
     """Serve a fresh service and run a benchmark client against it; its output."""
-    service = Tracepoint(settings(database_url))
+    service = Tracepoint(settings(database_url, audit_tree=audit_tree))
     await service.start()
     await _warm(service)
     async with serving(service) as (base, _session):
@@ -124,6 +133,22 @@ def throughput(backend: str, batch: int, total: int) -> Iterator[Figure]:
         over = f"{engine} x2" if backend == "postgresql" and clients > 1 else engine
         name = f"capture, {batch:,}-event docs, {clients} client{'s'[: clients - 1]} (/{over})"
         yield Figure(name, rate, "ev/s", floor, target)
+
+
+def audit_tree_cost(backend: str, batch: int, total: int, runs: int = 2) -> Iterator[Figure]:
+    """Capture with the audit tree beside capture without it (two clients on PostgreSQL,
+    one on SQLite's single writer): runs alternate, and each side's best counts, so that
+    what else the machine does weighs on both alike."""
+    clients = 2 if backend == "postgresql" else 1
+    best = {True: 0.0, False: 0.0}
+    for _ in range(runs):
+        for tree in (False, True):
+            with fresh_database(backend) as url:
+                rate = asyncio.run(capture_rate(url, batch, total, clients, audit_tree=tree))
+            best[tree] = max(best[tree], rate)
+    who = f"{clients} client{'s'[: clients - 1]}"
+    name = f"capture with the audit tree, {batch:,}-event docs, {who} (/without)"
+    yield Figure(name, best[True], "ev/s", best[False], AUDIT_TREE_TARGET)
 
 
 def latency(backend: str) -> Iterator[Figure]:

@@ -77,6 +77,8 @@ def figures(usage: DiskUsage, events: int) -> Iterator[Figure]:
         f"disk, whole database ({events:,} events)", usage.total / events, "B/ev", None, TARGET
     )
     yield Figure("  tables + indexes together", sum(usage.tables.values()) / events, "B/ev")
+    tree = sum(size for name, size in usage.tables.items() if _is_audit_tree(name))
+    yield Figure("  audit tree (leaves, nodes, heads) of those", tree / events, "B/ev")
     small = {name: size for name, size in usage.tables.items() if size < usage.total * SMALL}
     for name, size in sorted(usage.tables.items(), key=lambda item: -item[1]):
         if name not in small:
@@ -85,3 +87,7 @@ def figures(usage: DiskUsage, events: int) -> Iterator[Figure]:
         yield Figure(
             f"  {len(small)} smaller tables + indexes", sum(small.values()) / events, "B/ev"
         )
+
+
+def _is_audit_tree(table: str) -> bool:
+    return table.rpartition(".")[2] in ("audit_leaves", "audit_nodes", "audit_heads")

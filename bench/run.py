@@ -1,8 +1,11 @@
-"""`make bench`: capture throughput and latency, memory, query latency and disk, each
-beside its floor and its target.
+"""`make bench`: capture throughput and latency, the audit tree's cost, memory, query
+latency and disk, each beside its floor and its target.
 
     python -m bench.run [--backend sqlite|postgresql|both] [--events 1000000]
-        [--capture-events 20000] [--only capture|latency|memory|query|disk]
+        [--capture-events 20000] [--only capture|audit|latency|memory|query|disk]
+
+`audit` captures with the audit tree beside the same capture without it
+(`TRACEPOINT_AUDIT_TREE=false`), runs alternating, the best of two each.
 
 Prints one table per backend. `--events` is how many events are captured (without HTTP,
 `bench/loading.py`) before the query latencies (`bench/queries.py`) and the disk are
@@ -52,7 +55,7 @@ def capture_memory(database_url: str, kind: str = "json") -> tuple[float, float]
 MEMORY_TARGET = Target(400, at_most=True)
 QUERY_TARGET = Target(25, at_most=True)
 OVERHEAD_TARGET = Target(1, at_most=True)
-PARTS = ("capture", "latency", "memory", "query", "disk")
+PARTS = ("capture", "audit", "latency", "memory", "query", "disk")
 
 
 def main() -> None:
@@ -76,6 +79,8 @@ def figures(backend: str, parts: Sequence[str], args: argparse.Namespace) -> Ite
     """The chosen parts' figures for `backend`, each as soon as it is measured."""
     for batch in (100, 1000) if "capture" in parts else ():
         yield from capture.throughput(backend, batch, args.capture_events)
+    for batch in (100, 1000) if "audit" in parts else ():
+        yield from capture.audit_tree_cost(backend, batch, args.capture_events)
     if "latency" in parts:
         yield from capture.latency(backend)
     for kind in ("json", "xml") if "memory" in parts else ():

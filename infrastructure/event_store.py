@@ -23,6 +23,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool
 
 from domain.aggregate import Aggregate, DomainEvent
+from infrastructure.audit.leaf_writer import LeafWriter, stored_entries
 from infrastructure.database import Connection
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.log_compression import LogCompressor
@@ -30,6 +31,7 @@ from infrastructure.log_topics import ShortTopicMapper, stored_topics
 from infrastructure.orjson_transcoder import OrjsonTranscoder
 from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder, insert_columns
 from infrastructure.sql_conditions import chunks
+from infrastructure.sqlite_recorder import LeafWritingSQLiteApplicationRecorder
 
 __all__ = ["DuplicateAggregate", "EventStore", "LoggedEvent", "log_position", "log_table"]
 
@@ -100,6 +102,7 @@ def _environment(url: DatabaseUrl) -> dict[str, str]:
     if url.backend == "sqlite":
         env |= {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": url.path}
         env["SQLITE_LOCK_TIMEOUT"] = "30"
+        env["APPLICATION_RECORDER_TOPIC"] = get_topic(LeafWritingSQLiteApplicationRecorder)
     else:
         env |= {
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
@@ -124,10 +127,21 @@ def _environment(url: DatabaseUrl) -> dict[str, str]:
 class EventStore:
     """Appends aggregates' new events atomically and reads the log back in order."""
 
-    def __init__(self, url: DatabaseUrl) -> None:
+    def __init__(self, url: DatabaseUrl, *, audit_tree: bool = True) -> None:
+        """Open the store; with `audit_tree`, every append writes its entries' leaves of
+        the audit tree in its transaction (see `infrastructure.audit`)."""
         url.ensure_directory()
         self._app = _TracepointApplication(env=_environment(url))
         self._url = url
+        recorder: Any = self._app.recorder
+        writer = LeafWriter(url.backend, url.schema if url.backend == "postgresql" else None)
+        with recorder.datastore.transaction(commit=True) as cursor:
+            for statement in writer.ddl():
+                cursor.execute(statement)
+        #: Writes the audit tree's leaves (also when appends do not: seal, rebuild).
+        self.leaf_writer = writer
+        self._leaves = writer if audit_tree else None
+        recorder.leaves = self._leaves
 
     def save(self, *items: Aggregate | DomainEvent) -> int:
         """Store the pending events of all aggregates, and the given events, in one transaction.
@@ -202,6 +216,8 @@ class EventStore:
             positions = self._insert(conn, stored)
         except (sqlite3.IntegrityError, pg_errors.UniqueViolation) as exc:
             raise DuplicateAggregate(str(exc)) from exc
+        if self._leaves is not None and positions:
+            self._leaves.append(conn.raw.cursor(), stored_entries(positions, stored))
         extra = derived or {}
         return [
             LoggedEvent(
@@ -284,6 +300,11 @@ class EventStore:
                     tuple(row.values()) if isinstance(row, dict) else tuple(row)
                     for row in cursor.fetchall()
                 ]
+
+    def seal(self, conn: Connection) -> int:
+        """Give every log entry that has no leaf of the audit tree its leaf, in `conn`'s
+        transaction, which has taken `lock_within`; the number written."""
+        return self.leaf_writer.fill(conn.raw.cursor(), 2**62)
 
     def max_position(self) -> int:
         """The position of the newest event in the log (0 when empty)."""

@@ -21,6 +21,7 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
+from infrastructure.audit.leaf_writer import LeafWriter, stored_entries
 from infrastructure.outages import cannot_connect
 
 #: Tries of an insert whose connection broke (the library's number).
@@ -38,10 +39,12 @@ def insert_columns(stored_events: Sequence[StoredEvent]) -> tuple[list[Any], ...
 
 
 class UnpipelinedPostgresApplicationRecorder(PostgresApplicationRecorder):
-    """Inserts events with the table lock, statement by statement, in one transaction."""
+    """Inserts events with the table lock, statement by statement, in one transaction,
+    with their leaves of the audit tree when `leaves` is set."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.leaves: LeafWriter | None = None
         self.insert_columns_statement = SQL(
             "INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
             "SELECT * FROM unnest(%b::{id_type}[], %b::bigint[], %b::text[], %b::bytea[]) "
@@ -98,7 +101,10 @@ class UnpipelinedPostgresApplicationRecorder(PostgresApplicationRecorder):
         ):
             self._insert_events(curs, stored_events, **kwargs)
             self._insert_stored_events(curs, stored_events, **kwargs)
-            return self._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+            ids = self._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+            if self.leaves is not None and ids:
+                self.leaves.append(curs, stored_entries(ids, stored_events))
+            return ids
 
     def _insert_stored_events(
         self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent], **_: Any

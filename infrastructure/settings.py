@@ -234,6 +234,22 @@ class Settings(BaseSettings):
     flow_batch_size: int = Field(
         default=500, ge=1, le=10_000, description="Events per document an outbound flow sends."
     )
+    audit_tree: bool = Field(
+        default=True,
+        description="Write each log entry's leaf of the audit tree (a Merkle tree of the "
+        "whole log) with the entry; switched off, the next start with it on catches up.",
+    )
+    audit_head_interval: float = Field(
+        default=60.0,
+        gt=0,
+        description="Seconds between signed heads of the audit tree (one is signed only "
+        "when the log grew).",
+    )
+    audit_signing_key: SecretStr | None = Field(
+        default=None,
+        description="The Ed25519 key that signs the audit tree's heads, as an unencrypted "
+        "PEM PRIVATE KEY; generated and kept in the database when unset.",
+    )
     flow_poll_interval: float = Field(
         default=1.0,
         gt=0,

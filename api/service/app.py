@@ -4,6 +4,7 @@ from aiohttp import web
 
 from api.access import auth, me, pages, single_sign_on, system_collections, user_flows
 from api.access.authentication import platform_authentication
+from api.audit import routes as audit
 from api.codes import resolver
 from api.console import assets as console
 from api.epcis import capture, queries, resources, subscriptions, trace
@@ -58,6 +59,7 @@ def create_app(tracepoint: Tracepoint, *, manage_lifecycle: bool = True) -> web.
         outbound.routes,
         publish_lot.routes,
         trace.routes,
+        audit.routes,
     )
     epcis = (capture.routes, queries.routes, resources.routes, subscriptions.routes)
     for table in (server.routes, metrics.routes, openapi.routes, *epcis, *platform):

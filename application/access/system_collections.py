@@ -24,8 +24,9 @@ from projections.access.reader import AccessReader
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
-#: Collections a permission row may name besides the schema's: the EPCIS API's events.
-EXTRA_PERMISSION_COLLECTIONS = ("epcis_event",)
+#: Collections a permission row may name besides the schema's: the EPCIS API's events
+#: and the audit API.
+EXTRA_PERMISSION_COLLECTIONS = ("epcis_event", "audit")
 
 
 class UsersRules(CollectionRules):

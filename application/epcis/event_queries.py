@@ -124,6 +124,12 @@ class EventQueryService:
         namespaces, events = in_one_document((row.document, row.namespaces) for row in rows)
         return EventPage(events, namespaces, next_token, per_page)
 
+    async def position_of(self, event_id: str, scope: EventScope) -> int | None:
+        """The log position of the event with `event_id` within `scope`, if there is one."""
+        query = await self.parsed({"EQ_eventID": [event_id]}, scope)
+        _, rows = await self._blocking.run(self._page, query, 1, None, None, scope)
+        return rows[0].position if rows else None
+
     def _page(
         self,
         query: EventQuery,

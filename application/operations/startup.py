@@ -8,7 +8,9 @@ from pydantic import ValidationError
 from infrastructure.database_check import DatabaseUnreachable, check_database
 from infrastructure.database_url import masked_url
 from infrastructure.listeners import PortInUse, bind_listeners
-from infrastructure.settings import Settings
+
+# Re-exported: the commands name the settings they load without reaching infrastructure.
+from infrastructure.settings import Settings as Settings
 
 
 class StartupFailed(Exception):

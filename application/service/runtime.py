@@ -18,6 +18,7 @@ from application.access.wiring import (
     admin_guard,
     build_access,
 )
+from application.audit.wiring import AuditCapability, build_audit
 from application.codes.wiring import CodesCapability, build_codes
 from application.epcis.named_query_migration import migrate_named_queries
 from application.epcis.wiring import EpcisCapability, build_epcis
@@ -123,7 +124,7 @@ def build_core(
     # Processes starting together on one PostgreSQL would race to create the same
     # tables and types; they take turns instead.
     with database.exclusive(SCHEMA_LOCK):
-        store = EventStore(url)
+        store = EventStore(url, audit_tree=settings.audit_tree)
         projections = build_projection_runner(
             store, database, settings.projection_batch_size, settings.multi_tenant
         )
@@ -205,6 +206,7 @@ class Tracepoint:
         self.access: AccessCapability = build_access(core, self.items.service, self.epcis.scopes)
         self.codes: CodesCapability = build_codes(core, self.items.service, self.items.files)
         self.flows: FlowsCapability = build_flows(core, self.items.service, self.epcis)
+        self.audit: AuditCapability = build_audit(core, self.epcis)
         for capability in (self.items, self.epcis, self.access, self.codes, self.flows):
             rules.update(capability.rules)
         bulk.update(self.codes.bulk)
@@ -231,6 +233,8 @@ class Tracepoint:
             # Kept at once: whatever happens to this start, the next one can point at them.
             self.first_credentials_error = self.first_credentials.keep(self.bootstrap_credentials)
         await self.blocking.run(migrate_named_queries, self.store, self.core.instance)
+        if settings.audit_tree:
+            await self.blocking.run(self.audit.upkeep.seal)
         await self.follower.start()  # caught up: what other processes wrote is readable
         if self.bootstrap_credentials is None:
             await self.blocking.run(self._discard_used_credentials)

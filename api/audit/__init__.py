@@ -1,0 +1,1 @@
+"""`/audit`: the tamper-evident record's public key, signed heads and proofs."""

@@ -1,0 +1,1 @@
+"""The tamper-evident record: signed heads of the log's Merkle tree, proofs, checks."""

@@ -1,0 +1,1 @@
+"""The tamper-evident record's storage: leaves written with the log, the tree, signed heads."""

@@ -1,0 +1,299 @@
+"""The audit tree as stored: leaves (written with the log), the hashes of its larger
+perfect subtrees (built from the leaves, a read model), and the signed heads (kept for
+good: a replay rebuilds the tree, never the heads)."""
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from domain.audit.entries import StoredEntry
+from domain.audit.heads import TreeHead
+from domain.audit.merkle import node_hash, perfect_of
+from infrastructure.audit.leaf_writer import LeafWriter
+from infrastructure.database import Connection, Database
+from infrastructure.event_store import log_position, log_table
+
+#: Subtrees of 2**NODE_LEVEL leaves and more are stored; smaller ones are hashed from
+#: their leaves when a proof needs them (at most 8 leaves read per proof step), which
+#: keeps the stored nodes to about one for every eight leaves.
+NODE_LEVEL = 4
+
+#: Leaves a position's leaf is looked for among in one scan, rather than by bisection.
+_SCAN = 256
+
+#: Leaves read at once while building nodes.
+_BUILD_BATCH = 1 << 16
+
+_NODES_DDL = (
+    "CREATE TABLE IF NOT EXISTS audit_nodes (level INTEGER NOT NULL, idx {bigint} NOT NULL,"
+    " hash {blob} NOT NULL, PRIMARY KEY (level, idx))"
+)
+_HEADS_DDL = (
+    "CREATE TABLE IF NOT EXISTS audit_heads (tree_size {bigint} PRIMARY KEY,"
+    " root_hash {blob} NOT NULL, timestamp {bigint} NOT NULL, signature {blob} NOT NULL,"
+    " key_id TEXT NOT NULL)"
+)
+
+
+def _blob(conn: Connection) -> str:
+    return "BYTEA" if conn.dialect.name == "postgresql" else "BLOB"
+
+
+class TreeStore:
+    """Reads the tree and its heads, builds its nodes, keeps its heads."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+        with database.transaction() as conn:
+            self._create(conn)
+
+    def _create(self, conn: Connection) -> None:
+        blob = _blob(conn)
+        for ddl in (_NODES_DDL, _HEADS_DDL):
+            conn.execute(ddl.replace("{blob}", blob))
+
+    # --- the tree ------------------------------------------------------------------
+
+    def size(self) -> int:
+        """How many leaves the tree has."""
+        with self._db.transaction(write=False) as conn:
+            return _size(conn)
+
+    def leaf_of(self, position: int) -> tuple[int, bytes] | None:
+        """The leaf index and hash of the log entry at `position`, if it has one.
+
+        Leaf `i`'s position is `i + 1` plus the gaps of the log before it (positions a
+        rolled-back append took), which never shrink: so the leaf of `position` lies
+        within the log's gaps in all below `position - 1`, found by bisection where
+        there are many.
+        """
+        with self._db.transaction(write=False) as conn:
+            last = conn.fetchone(
+                "SELECT leaf_index, position FROM audit_leaves ORDER BY leaf_index DESC LIMIT 1"
+            )
+            if last is None or not 0 < position <= int(last[1]):
+                return None
+            gaps = int(last[1]) - 1 - int(last[0])
+            low, high = max(0, position - 1 - gaps), min(position - 1, int(last[0]))
+            while high - low > _SCAN:
+                middle = (low + high) // 2
+                found = int(
+                    conn.fetchval(
+                        "SELECT position FROM audit_leaves WHERE leaf_index = ?", (middle,)
+                    )
+                )
+                if found == position:
+                    low = high = middle
+                elif found < position:
+                    low = middle + 1
+                else:
+                    high = middle - 1
+            row = conn.fetchone(
+                "SELECT leaf_index, hash FROM audit_leaves"
+                " WHERE leaf_index >= ? AND leaf_index <= ? AND position = ?",
+                (low, high, position),
+            )
+        return None if row is None else (int(row[0]), bytes(row[1]))
+
+    def entry_at(self, position: int) -> StoredEntry | None:
+        """The log entry at `position` as stored, if the log holds one."""
+        with self._db.transaction(write=False) as conn:
+            found = log_entries(conn, conn.dialect.name, position - 1, 1)
+        return found[0] if found and found[0].position == position else None
+
+    def leaves(self, after: int, limit: int) -> list[tuple[int, int, bytes]]:
+        """Up to `limit` leaves from index `after` + 1: (index, position, hash), in order."""
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(
+                "SELECT leaf_index, position, hash FROM audit_leaves WHERE leaf_index > ?"
+                " ORDER BY leaf_index LIMIT ?",
+                (after, limit),
+            )
+        return [(int(i), int(p), bytes(h)) for i, p, h in rows]
+
+    def perfect(self, ranges: Sequence[tuple[int, int]]) -> list[bytes]:
+        """MTH of each perfect subtree `(start, size)`, from stored nodes where there are
+        (`build` first) and from the leaves below them else."""
+        with self._db.transaction(write=False) as conn:
+            return _Reading(conn).perfect(ranges)
+
+    def build(self) -> None:
+        """Store the nodes of every perfect subtree of 2**NODE_LEVEL leaves and more that
+        the leaves complete and that is not stored yet. Several processes may build at
+        once: they store the same hashes."""
+        with self._db.transaction(write=False) as conn:
+            # Each build completes every level in one transaction: when the lowest level
+            # is up to date, so are those above it, and nothing needs the write lock.
+            if _built(conn, NODE_LEVEL) >= _size(conn) >> NODE_LEVEL:
+                return
+        with self._db.transaction(durable=False) as conn:
+            size = _size(conn)
+            for level in range(NODE_LEVEL, size.bit_length()):
+                built = _built(conn, level)
+                target = size >> level
+                if built >= target:
+                    continue
+                if level == NODE_LEVEL:
+                    self._build_lowest(conn, built, target)
+                else:
+                    rows = conn.fetchall(
+                        "SELECT hash FROM audit_nodes WHERE level = ? AND idx >= ? AND idx < ?"
+                        " ORDER BY idx",
+                        (level - 1, 2 * built, 2 * target),
+                    )
+                    children = [bytes(r[0]) for r in rows]
+                    if len(children) != 2 * (target - built):
+                        # A lower level is not complete yet: the next build does this one.
+                        return
+                    hashes = [
+                        node_hash(children[i], children[i + 1]) for i in range(0, len(children), 2)
+                    ]
+                    _insert_nodes(conn, level, built, hashes)
+
+    def _build_lowest(self, conn: Connection, built: int, target: int) -> None:
+        width = 1 << NODE_LEVEL
+        step = _BUILD_BATCH // width
+        for first in range(built, target, step):
+            last = min(first + step, target)
+            rows = conn.fetchall(
+                "SELECT hash FROM audit_leaves WHERE leaf_index >= ? AND leaf_index < ?"
+                " ORDER BY leaf_index",
+                (first * width, last * width),
+            )
+            leaves = [bytes(r[0]) for r in rows]
+            hashes = [perfect_of(leaves[i : i + width]) for i in range(0, len(leaves), width)]
+            _insert_nodes(conn, NODE_LEVEL, first, hashes)
+
+    def drop(self, conn: Connection, leaves: LeafWriter) -> None:
+        """Drop the leaves and nodes and make them again, empty (a replay refills them);
+        the heads stay."""
+        conn.execute("DROP TABLE IF EXISTS audit_nodes")
+        conn.execute(f"DROP TABLE IF EXISTS {leaves.leaves}")
+        for statement in leaves.ddl():
+            conn.execute(statement)
+        self._create(conn)
+
+    # --- heads -----------------------------------------------------------------------
+
+    def add_head(self, head: TreeHead) -> TreeHead:
+        """Keep a signed head; the one kept for its size when there is one already."""
+        with self._db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO audit_heads (tree_size, root_hash, timestamp, signature, key_id)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tree_size) DO NOTHING",
+                (head.tree_size, head.root_hash, head.timestamp, head.signature, head.key_id),
+            )
+            row = conn.fetchone(f"{_HEAD} WHERE tree_size = ?", (head.tree_size,))
+        assert row is not None
+        return _head(row)
+
+    def heads(self, limit: int, offset: int = 0) -> list[TreeHead]:
+        """Signed heads, newest (largest) first."""
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(
+                f"{_HEAD} ORDER BY tree_size DESC LIMIT ? OFFSET ?", (limit, offset)
+            )
+        return [_head(r) for r in rows]
+
+    def head_at(self, size: int) -> TreeHead | None:
+        """The signed head of the tree of `size` leaves, if one was signed."""
+        with self._db.transaction(write=False) as conn:
+            row = conn.fetchone(f"{_HEAD} WHERE tree_size = ?", (size,))
+        return None if row is None else _head(row)
+
+    def all_heads(self) -> Iterator[TreeHead]:
+        """Every signed head, smallest first."""
+        with self._db.transaction(write=False) as conn:
+            rows = conn.fetchall(f"{_HEAD} ORDER BY tree_size")
+        return (_head(r) for r in rows)
+
+    def head_count(self) -> int:
+        """How many signed heads there are."""
+        with self._db.transaction(write=False) as conn:
+            return int(conn.fetchval("SELECT COUNT(*) FROM audit_heads"))
+
+
+_HEAD = "SELECT tree_size, root_hash, timestamp, signature, key_id FROM audit_heads"
+
+
+def _head(row: Sequence[Any]) -> TreeHead:
+    size, root_hash, timestamp, signature, key_id = row
+    return TreeHead(int(size), bytes(root_hash), int(timestamp), bytes(signature), str(key_id))
+
+
+def _size(conn: Connection) -> int:
+    return int(conn.fetchval("SELECT COALESCE(MAX(leaf_index) + 1, 0) FROM audit_leaves"))
+
+
+def _built(conn: Connection, level: int) -> int:
+    """How many nodes of `level` are stored (they are stored left to right)."""
+    return int(
+        conn.fetchval("SELECT COALESCE(MAX(idx) + 1, 0) FROM audit_nodes WHERE level = ?", (level,))
+    )
+
+
+def _insert_nodes(conn: Connection, level: int, first: int, hashes: Sequence[bytes]) -> None:
+    rows = [(level, first + i, h) for i, h in enumerate(hashes)]
+    if conn.dialect.name == "postgresql":
+        conn.raw.execute(
+            "INSERT INTO audit_nodes (level, idx, hash)"
+            " SELECT * FROM unnest(%s::int[], %s::bigint[], %s::bytea[])"
+            " ON CONFLICT (level, idx) DO NOTHING",
+            ([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]),
+            binary=True,
+        )
+    else:
+        conn.executemany(
+            "INSERT INTO audit_nodes (level, idx, hash) VALUES (?, ?, ?)"
+            " ON CONFLICT (level, idx) DO NOTHING",
+            rows,
+        )
+
+
+class _Reading:
+    """Perfect subtrees read in one transaction: stored nodes in one statement a level,
+    small subtrees and any node not built yet from their leaves."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def perfect(self, ranges: Sequence[tuple[int, int]]) -> list[bytes]:
+        wanted: dict[int, set[int]] = {}
+        for start, size in ranges:
+            if size >= 1 << NODE_LEVEL:
+                level = size.bit_length() - 1
+                wanted.setdefault(level, set()).add(start >> level)
+        nodes: dict[tuple[int, int], bytes] = {}
+        for level, indexes in wanted.items():
+            marks = ", ".join("?" * len(indexes))
+            rows = self._conn.fetchall(
+                f"SELECT idx, hash FROM audit_nodes WHERE level = ? AND idx IN ({marks})",
+                (level, *sorted(indexes)),
+            )
+            nodes.update(((level, int(i)), bytes(h)) for i, h in rows)
+        result = []
+        for start, size in ranges:
+            level = size.bit_length() - 1
+            stored = nodes.get((level, start >> level))
+            result.append(stored if stored is not None else self._from_leaves(start, size))
+        return result
+
+    def _from_leaves(self, start: int, size: int) -> bytes:
+        rows = self._conn.fetchall(
+            "SELECT hash FROM audit_leaves WHERE leaf_index >= ? AND leaf_index < ?"
+            " ORDER BY leaf_index",
+            (start, start + size),
+        )
+        if len(rows) != size:
+            raise LookupError(f"the tree has no leaves {start} to {start + size - 1}")
+        return perfect_of([bytes(r[0]) for r in rows])
+
+
+def log_entries(conn: Connection, backend: str, after: int, limit: int) -> list[StoredEntry]:
+    """Up to `limit` log entries after position `after`, in log order, as stored."""
+    table, position = log_table(backend), log_position(backend)
+    rows = conn.fetchall(
+        f"SELECT {position}, originator_id, originator_version, topic, state FROM {table}"
+        f" WHERE {position} > ? ORDER BY {position} LIMIT ?",
+        (after, limit),
+    )
+    return [StoredEntry(int(p), str(o), int(v), str(t), bytes(s)) for p, o, v, t, s in rows]
