@@ -135,13 +135,13 @@ class LogVerification:
             after = batch[-1].position
 
     def _stored_leaves(self) -> Iterator[tuple[int, int, bytes]]:
-        after = -1
+        start = 0
         while True:
-            batch = self._tree.leaves(after, _BATCH)
+            batch = self._tree.leaves(start, start + _BATCH)
             yield from batch
             if len(batch) < _BATCH:
                 return
-            after = batch[-1][0]
+            start += _BATCH
 
     def _check_head(
         self, head: TreeHead, roots: dict[int, bytes], size: int, report: VerificationReport

@@ -8,17 +8,14 @@ from typing import Any
 from domain.audit.entries import StoredEntry
 from domain.audit.heads import TreeHead
 from domain.audit.merkle import node_hash, perfect_of
-from infrastructure.audit.leaf_writer import LeafWriter
+from infrastructure.audit.leaf_writer import HASH_SIZE, LeafWriter
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import log_position, log_table
 
-#: Subtrees of 2**NODE_LEVEL leaves and more are stored; smaller ones are hashed from
-#: their leaves when a proof needs them (at most 8 leaves read per proof step), which
-#: keeps the stored nodes to about one for every eight leaves.
-NODE_LEVEL = 4
-
-#: Leaves a position's leaf is looked for among in one scan, rather than by bisection.
-_SCAN = 256
+#: Subtrees of 2**NODE_LEVEL leaves and more are stored as nodes, one for every 128
+#: leaves; a proof hashes a smaller one from its leaves (at most 255, 8 KB of hashes
+#: read from their runs, about a millisecond's hashing).
+NODE_LEVEL = 8
 
 #: Leaves read at once while building nodes.
 _BUILD_BATCH = 1 << 16
@@ -59,40 +56,18 @@ class TreeStore:
             return _size(conn)
 
     def leaf_of(self, position: int) -> tuple[int, bytes] | None:
-        """The leaf index and hash of the log entry at `position`, if it has one.
-
-        Leaf `i`'s position is `i + 1` plus the gaps of the log before it (positions a
-        rolled-back append took), which never shrink: so the leaf of `position` lies
-        within the log's gaps in all below `position - 1`, found by bisection where
-        there are many.
-        """
+        """The leaf index and hash of the log entry at `position`, if it has one."""
         with self._db.transaction(write=False) as conn:
-            last = conn.fetchone(
-                "SELECT leaf_index, position FROM audit_leaves ORDER BY leaf_index DESC LIMIT 1"
-            )
-            if last is None or not 0 < position <= int(last[1]):
-                return None
-            gaps = int(last[1]) - 1 - int(last[0])
-            low, high = max(0, position - 1 - gaps), min(position - 1, int(last[0]))
-            while high - low > _SCAN:
-                middle = (low + high) // 2
-                found = int(
-                    conn.fetchval(
-                        "SELECT position FROM audit_leaves WHERE leaf_index = ?", (middle,)
-                    )
-                )
-                if found == position:
-                    low = high = middle
-                elif found < position:
-                    low = middle + 1
-                else:
-                    high = middle - 1
             row = conn.fetchone(
-                "SELECT leaf_index, hash FROM audit_leaves"
-                " WHERE leaf_index >= ? AND leaf_index <= ? AND position = ?",
-                (low, high, position),
+                "SELECT first_index, first_position, hashes FROM audit_leaves"
+                " WHERE first_position <= ? ORDER BY first_position DESC LIMIT 1",
+                (position,),
             )
-        return None if row is None else (int(row[0]), bytes(row[1]))
+        if row is None:
+            return None
+        offset = position - int(row[1])
+        hashed = bytes(row[2])[offset * HASH_SIZE : (offset + 1) * HASH_SIZE]
+        return (int(row[0]) + offset, hashed) if hashed else None
 
     def entry_at(self, position: int) -> StoredEntry | None:
         """The log entry at `position` as stored, if the log holds one."""
@@ -100,15 +75,10 @@ class TreeStore:
             found = log_entries(conn, conn.dialect.name, position - 1, 1)
         return found[0] if found and found[0].position == position else None
 
-    def leaves(self, after: int, limit: int) -> list[tuple[int, int, bytes]]:
-        """Up to `limit` leaves from index `after` + 1: (index, position, hash), in order."""
+    def leaves(self, start: int, end: int) -> list[tuple[int, int, bytes]]:
+        """The leaves from index `start` to before `end`: (index, position, hash)."""
         with self._db.transaction(write=False) as conn:
-            rows = conn.fetchall(
-                "SELECT leaf_index, position, hash FROM audit_leaves WHERE leaf_index > ?"
-                " ORDER BY leaf_index LIMIT ?",
-                (after, limit),
-            )
-        return [(int(i), int(p), bytes(h)) for i, p, h in rows]
+            return _leaf_range(conn, start, end)
 
     def perfect(self, ranges: Sequence[tuple[int, int]]) -> list[bytes]:
         """MTH of each perfect subtree `(start, size)`, from stored nodes where there are
@@ -154,12 +124,7 @@ class TreeStore:
         step = _BUILD_BATCH // width
         for first in range(built, target, step):
             last = min(first + step, target)
-            rows = conn.fetchall(
-                "SELECT hash FROM audit_leaves WHERE leaf_index >= ? AND leaf_index < ?"
-                " ORDER BY leaf_index",
-                (first * width, last * width),
-            )
-            leaves = [bytes(r[0]) for r in rows]
+            leaves = [h for _, _, h in _leaf_range(conn, first * width, last * width)]
             hashes = [perfect_of(leaves[i : i + width]) for i in range(0, len(leaves), width)]
             _insert_nodes(conn, NODE_LEVEL, first, hashes)
 
@@ -221,7 +186,35 @@ def _head(row: Sequence[Any]) -> TreeHead:
 
 
 def _size(conn: Connection) -> int:
-    return int(conn.fetchval("SELECT COALESCE(MAX(leaf_index) + 1, 0) FROM audit_leaves"))
+    row = conn.fetchone(
+        f"SELECT first_index, length(hashes) / {HASH_SIZE} FROM audit_leaves"
+        " ORDER BY first_index DESC LIMIT 1"
+    )
+    return 0 if row is None else int(row[0]) + int(row[1])
+
+
+def _leaf_range(conn: Connection, start: int, end: int) -> list[tuple[int, int, bytes]]:
+    """The leaves from index `start` to before `end`, from the runs that hold them."""
+    rows = conn.fetchall(
+        "SELECT first_index, first_position, hashes FROM audit_leaves"
+        " WHERE first_index < ? AND first_index >= (SELECT COALESCE(MAX(first_index), 0)"
+        " FROM audit_leaves WHERE first_index <= ?) ORDER BY first_index",
+        (end, start),
+    )
+    found: list[tuple[int, int, bytes]] = []
+    for first_index, first_position, hashes in rows:
+        blob = bytes(hashes)
+        low = max(start - int(first_index), 0)
+        high = min(end - int(first_index), len(blob) // HASH_SIZE)
+        found.extend(
+            (
+                int(first_index) + k,
+                int(first_position) + k,
+                blob[k * HASH_SIZE : (k + 1) * HASH_SIZE],
+            )
+            for k in range(low, high)
+        )
+    return found
 
 
 def _built(conn: Connection, level: int) -> int:
@@ -278,14 +271,10 @@ class _Reading:
         return result
 
     def _from_leaves(self, start: int, size: int) -> bytes:
-        rows = self._conn.fetchall(
-            "SELECT hash FROM audit_leaves WHERE leaf_index >= ? AND leaf_index < ?"
-            " ORDER BY leaf_index",
-            (start, start + size),
-        )
-        if len(rows) != size:
+        leaves = _leaf_range(self._conn, start, start + size)
+        if len(leaves) != size:
             raise LookupError(f"the tree has no leaves {start} to {start + size - 1}")
-        return perfect_of([bytes(r[0]) for r in rows])
+        return perfect_of([h for _, _, h in leaves])
 
 
 def log_entries(conn: Connection, backend: str, after: int, limit: int) -> list[StoredEntry]:

@@ -87,7 +87,13 @@ async def test_a_truncated_tail_is_caught_by_the_heads_and_the_saved_head(
     assert report.first_position == cut
     assert "entries were removed from its end" in messages[0]
     # The tree's own traces removed as well: the saved head still knows.
-    log_sql(tracepoint, "DELETE FROM audit_leaves WHERE position >= ?", (cut,))
+    log_sql(
+        tracepoint,
+        "UPDATE audit_leaves SET hashes = substr(hashes, 1, CAST((? - first_position) * 32"
+        " AS INTEGER)) WHERE first_position < ?",
+        (cut, cut),
+    )
+    log_sql(tracepoint, "DELETE FROM audit_leaves WHERE first_position >= ?", (cut,))
     log_sql(tracepoint, "DELETE FROM audit_heads")
     messages = _verified(tracepoint, saved)
     assert messages == [

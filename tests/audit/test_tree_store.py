@@ -3,32 +3,39 @@ nodes, from the leaves where nodes are not built yet, and every position's leaf 
 
 import random
 
-from domain.audit.merkle import LeafList, consistency_path, inclusion_path, leaf_hash, root
+from domain.audit.entries import StoredEntry, entry_leaf
+from domain.audit.merkle import LeafList, consistency_path, inclusion_path, root
 from infrastructure.audit.leaf_writer import LeafWriter
 from infrastructure.audit.tree_store import TreeStore
 from infrastructure.database import Database
 
 
-def _tree(database: Database, positions: list[int]) -> tuple[TreeStore, list[bytes]]:
-    """A stored tree whose leaves hash these positions, in order."""
-    tree = TreeStore(database)
-    hashes = [leaf_hash(p.to_bytes(8, "big")) for p in positions]
+def _entries(positions: list[int]) -> list[StoredEntry]:
+    return [StoredEntry(p, f"e:{p}", 1, "captured", p.to_bytes(8, "big")) for p in positions]
+
+
+def _append(database: Database, first_index: int, entries: list[StoredEntry]) -> None:
     with database.transaction() as conn:
-        for statement in LeafWriter(conn.dialect.name).ddl():
+        writer = LeafWriter(conn.dialect.name)
+        for statement in writer.ddl():
             conn.execute(statement)
-        conn.executemany(
-            "INSERT INTO audit_leaves (leaf_index, position, hash) VALUES (?, ?, ?)",
-            [(i, p, h) for i, (p, h) in enumerate(zip(positions, hashes, strict=True))],
-        )
-    return tree, hashes
+        writer.write(conn.raw.cursor(), first_index, entries)
+
+
+def _tree(database: Database, positions: list[int]) -> tuple[TreeStore, list[bytes]]:
+    """A stored tree of leaves of entries at these positions, in order."""
+    tree = TreeStore(database)
+    entries = _entries(positions)
+    _append(database, 0, entries)
+    return tree, [entry_leaf(e) for e in entries]
 
 
 def test_roots_and_proofs_agree_with_the_leaves_before_and_after_the_nodes_are_built(
     database: Database,
 ) -> None:
-    tree, hashes = _tree(database, list(range(1, 301)))
+    tree, hashes = _tree(database, list(range(1, 701)))
     reference = LeafList(hashes)
-    sizes = [1, 15, 16, 17, 63, 64, 65, 200, 256, 300]
+    sizes = [1, 17, 255, 256, 257, 511, 512, 513, 700]
     for built in (False, True):
         if built:
             tree.build()
@@ -41,20 +48,27 @@ def test_roots_and_proofs_agree_with_the_leaves_before_and_after_the_nodes_are_b
 
 
 def test_building_twice_or_after_more_leaves_adds_only_the_new_nodes(database: Database) -> None:
-    tree, hashes = _tree(database, list(range(1, 101)))
+    tree, hashes = _tree(database, list(range(1, 601)))
     tree.build()
     tree.build()
-    with database.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO audit_leaves (leaf_index, position, hash) VALUES (?, ?, ?)",
-            [(i, i + 1, leaf_hash(bytes([i]))) for i in range(100, 140)],
-        )
+    more = _entries(list(range(601, 1101)))
+    _append(database, 600, more)
     tree.build()
-    reference = LeafList([*hashes, *(leaf_hash(bytes([i])) for i in range(100, 140))])
-    assert root(tree, 140) == root(reference, 140)
+    reference = LeafList([*hashes, *(entry_leaf(e) for e in more)])
+    assert root(tree, 1100) == root(reference, 1100)
     with database.transaction(write=False) as conn:
         counts = dict(conn.fetchall("SELECT level, COUNT(*) FROM audit_nodes GROUP BY level"))
-    assert counts == {4: 8, 5: 4, 6: 2, 7: 1}
+    assert counts == {8: 4, 9: 2, 10: 1}
+
+
+def test_leaves_of_consecutive_positions_are_stored_as_one_run(database: Database) -> None:
+    _tree(database, [1, 2, 3, 5, 6, 9])
+    with database.transaction(write=False) as conn:
+        rows = conn.fetchall(
+            "SELECT first_index, first_position, length(hashes) FROM audit_leaves"
+            " ORDER BY first_index"
+        )
+    assert [tuple(r) for r in rows] == [(0, 1, 96), (3, 5, 64), (5, 9, 32)]
 
 
 def test_every_position_finds_its_leaf_across_many_gaps(database: Database) -> None:
