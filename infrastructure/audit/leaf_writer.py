@@ -112,8 +112,12 @@ class LeafWriter:
             return [
                 f"CREATE TABLE IF NOT EXISTS {self.leaves} (first_index BIGINT PRIMARY KEY,"
                 " first_position BIGINT NOT NULL, hashes BYTEA NOT NULL)",
-                # Hashes do not compress: no attempt at it on each insert.
-                f"ALTER TABLE {self.leaves} ALTER COLUMN hashes SET STORAGE EXTERNAL",
+                # Hashes do not compress: no attempt at it on each insert. Altered only
+                # once: the ALTER's lock would queue behind every running capture.
+                "DO $$ BEGIN IF (SELECT attstorage FROM pg_attribute"
+                f" WHERE attrelid = '{self.leaves}'::regclass AND attname = 'hashes') <> 'e'"
+                f" THEN ALTER TABLE {self.leaves} ALTER COLUMN hashes SET STORAGE EXTERNAL;"
+                " END IF; END $$",
                 f"CREATE INDEX IF NOT EXISTS audit_leaves_position ON {self.leaves}"
                 " (first_position)",
             ]

@@ -123,6 +123,11 @@ async def test_a_user_with_read_permission_on_audit_reads_heads_but_signs_none(
     )
     status, body = await call(client, "POST", "/audit/heads", token=user.token)
     assert (status, code(body)) == (403, "FORBIDDEN")
+    # An entry by position comes with its stored bytes, whatever it is: admins only.
+    status, body = await call(
+        client, "GET", "/audit/proof/inclusion", params={"position": "1"}, token=user.token
+    )
+    assert (status, code(body)) == (403, "FORBIDDEN")
 
 
 async def test_bad_proof_requests_are_refused_with_invalid_query(client: Client) -> None:

@@ -5,8 +5,9 @@ import pytest
 
 from application.service.runtime import Tracepoint
 from domain.audit.heads import TreeHead
+from domain.audit.merkle import verify_consistency
 from infrastructure.audit.signing_key import SigningKey
-from tests.access.helpers import Client
+from tests.access.helpers import Client, ok
 from tests.audit.helpers import capture, change_entry, entry_state, log_sql, positions
 
 
@@ -109,6 +110,21 @@ async def test_an_entry_rewritten_with_its_leaf_is_caught_by_the_signed_heads(
     target = positions(tracepoint)[-1]
     change_entry(tracepoint, target)
     tracepoint.audit.upkeep.rebuild()  # the leaves and nodes now hash the altered log
+    # A head signed after it, over the altered log: the API's consistency proof from the
+    # saved head to it does not hold.
+    await capture(client, 9)
+    await ok(client, "POST", "/audit/heads")
+    proof = await ok(
+        client, "GET", "/audit/proof/consistency", params={"first": str(saved.tree_size)}
+    )
+    new = proof["head"]
+    assert not verify_consistency(
+        saved.tree_size,
+        new["tree_size"],
+        saved.root_hash,
+        bytes.fromhex(new["root_hash"]),
+        [bytes.fromhex(h) for h in proof["consistency_path"]],
+    )
     messages = _verified(tracepoint, saved)
     assert any(
         f"signed head of tree size {saved.tree_size} does not match the log" in m for m in messages
