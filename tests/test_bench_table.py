@@ -61,9 +61,16 @@ def test_disk_figures_are_bytes_per_event_whole_database_first() -> None:
     assert shown == [
         ("disk, whole database (1,000 events)", 3_000),
         ("tables + indexes together", 2_900),
+        ("audit tree (leaves, nodes, heads) of those", 0),
         ("events + indexes", 2_000),
         ("epcs + indexes", 900),
     ]
+
+
+def test_disk_figures_sum_the_audit_tree_s_tables_in_any_schema() -> None:
+    tables = {"s.audit_leaves": 30_000, "audit_nodes": 4_000, "audit_heads": 1_000, "x": 9}
+    shown = {f.name.strip(): f.value for f in figures(DiskUsage(50_000, tables), 1_000)}
+    assert shown["audit tree (leaves, nodes, heads) of those"] == 35
 
 
 def test_disk_figures_sum_the_tables_under_a_hundredth_of_the_database() -> None:
