@@ -194,25 +194,32 @@ def _size(conn: Connection) -> int:
 
 
 def _leaf_range(conn: Connection, start: int, end: int) -> list[tuple[int, int, bytes]]:
-    """The leaves from index `start` to before `end`, from the runs that hold them."""
+    """The leaves from index `start` to before `end`, from the runs that hold them: of each
+    run only the part in the range is read (PostgreSQL reads an uncompressed value's
+    slice without the rest)."""
     rows = conn.fetchall(
-        "SELECT first_index, first_position, hashes FROM audit_leaves"
-        " WHERE first_index < ? AND first_index >= (SELECT COALESCE(MAX(first_index), 0)"
-        " FROM audit_leaves WHERE first_index <= ?) ORDER BY first_index",
-        (end, start),
+        "SELECT first_index + low, first_position + low,"
+        f" substr(hashes, CAST(low * {HASH_SIZE} + 1 AS INTEGER),"
+        f" CAST((high - low) * {HASH_SIZE} AS INTEGER))"
+        " FROM (SELECT first_index, first_position, hashes,"
+        " CASE WHEN ? > first_index THEN ? - first_index ELSE 0 END AS low,"
+        f" CASE WHEN ? - first_index < length(hashes) / {HASH_SIZE} THEN ? - first_index"
+        f" ELSE length(hashes) / {HASH_SIZE} END AS high"
+        " FROM audit_leaves WHERE first_index < ? AND first_index >= (SELECT"
+        " COALESCE(MAX(first_index), 0) FROM audit_leaves WHERE first_index <= ?)) AS runs"
+        " WHERE high > low ORDER BY 1",
+        (start, start, end, end, end, start),
     )
     found: list[tuple[int, int, bytes]] = []
     for first_index, first_position, hashes in rows:
         blob = bytes(hashes)
-        low = max(start - int(first_index), 0)
-        high = min(end - int(first_index), len(blob) // HASH_SIZE)
         found.extend(
             (
                 int(first_index) + k,
                 int(first_position) + k,
                 blob[k * HASH_SIZE : (k + 1) * HASH_SIZE],
             )
-            for k in range(low, high)
+            for k in range(len(blob) // HASH_SIZE)
         )
     return found
 
@@ -243,8 +250,9 @@ def _insert_nodes(conn: Connection, level: int, first: int, hashes: Sequence[byt
 
 
 class _Reading:
-    """Perfect subtrees read in one transaction: stored nodes in one statement a level,
-    small subtrees and any node not built yet from their leaves."""
+    """Perfect subtrees read in one transaction: stored nodes in one statement;
+    small subtrees, and any node not built yet, from their leaves, the leaves lying close
+    together read in one statement (a proof's lie by its leaf and by the tree's end)."""
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
@@ -256,25 +264,53 @@ class _Reading:
                 level = size.bit_length() - 1
                 wanted.setdefault(level, set()).add(start >> level)
         nodes: dict[tuple[int, int], bytes] = {}
-        for level, indexes in wanted.items():
-            marks = ", ".join("?" * len(indexes))
-            rows = self._conn.fetchall(
-                f"SELECT idx, hash FROM audit_nodes WHERE level = ? AND idx IN ({marks})",
-                (level, *sorted(indexes)),
+        if wanted:
+            where = " OR ".join(
+                f"(level = ? AND idx IN ({', '.join('?' * len(indexes))}))"
+                for indexes in wanted.values()
             )
-            nodes.update(((level, int(i)), bytes(h)) for i, h in rows)
+            params = [v for level, indexes in wanted.items() for v in (level, *sorted(indexes))]
+            rows = self._conn.fetchall(
+                f"SELECT level, idx, hash FROM audit_nodes WHERE {where}", params
+            )
+            nodes.update(((int(level), int(i)), bytes(h)) for level, i, h in rows)
+        missing = [
+            (start, size)
+            for start, size in ranges
+            if (size.bit_length() - 1, start >> (size.bit_length() - 1)) not in nodes
+        ]
+        leaves = self._leaves(missing)
         result = []
         for start, size in ranges:
             level = size.bit_length() - 1
             stored = nodes.get((level, start >> level))
-            result.append(stored if stored is not None else self._from_leaves(start, size))
+            result.append(stored if stored is not None else _perfect_from(leaves, start, size))
         return result
 
-    def _from_leaves(self, start: int, size: int) -> bytes:
-        leaves = _leaf_range(self._conn, start, start + size)
-        if len(leaves) != size:
-            raise LookupError(f"the tree has no leaves {start} to {start + size - 1}")
-        return perfect_of([h for _, _, h in leaves])
+    def _leaves(self, ranges: Sequence[tuple[int, int]]) -> dict[int, bytes]:
+        """The leaf hashes of `ranges`, by index: ranges within `_NEAR` leaves of each
+        other are read as one."""
+        found: dict[int, bytes] = {}
+        spans: list[list[int]] = []
+        for start, size in sorted(ranges):
+            if spans and start - spans[-1][1] <= _NEAR:
+                spans[-1][1] = max(spans[-1][1], start + size)
+            else:
+                spans.append([start, start + size])
+        for start, end in spans:
+            found.update((i, h) for i, _, h in _leaf_range(self._conn, start, end))
+        return found
+
+
+#: Leaves between two ranges a proof needs that are read rather than asked for apart.
+_NEAR = 1 << NODE_LEVEL
+
+
+def _perfect_from(leaves: dict[int, bytes], start: int, size: int) -> bytes:
+    try:
+        return perfect_of([leaves[i] for i in range(start, start + size)])
+    except KeyError as exc:
+        raise LookupError(f"the tree has no leaves {start} to {start + size - 1}") from exc
 
 
 def log_entries(conn: Connection, backend: str, after: int, limit: int) -> list[StoredEntry]:
