@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from application.service.blocking import BlockingRunner
-from application.service.errors import Forbidden, InvalidQuery
+from application.service.errors import Forbidden, InvalidQuery, PlatformError
 from domain.access.policies import Accountability
 from domain.audit.entries import leaf_data
 from domain.audit.heads import TreeHead
@@ -50,6 +50,11 @@ class ConsistencyProof:
     second_root: bytes
     path: list[bytes]
     head: TreeHead | None
+
+
+class TreeShorterThanHead(PlatformError):
+    """The stored tree holds fewer leaves than a head signed over it: the log lost entries.
+    Not the caller's fault, and not to be proven around."""
 
 
 class AuditHeads:
@@ -156,13 +161,13 @@ class AuditProofs:
         if leaf is None:
             raise InvalidQuery(f"the log has no entry at position {position}")
         index, leaf_hash = leaf
-        head = None
+        head: TreeHead | None
         if size is None:
             head = self._covering_head(index)
             size = head.tree_size
         else:
-            head = self._head_of(size)
             self._check_size(size)
+            head = self._tree.head_at(size)
             if index >= size:
                 raise InvalidQuery(f"position {position} is leaf {index}, not in a tree of {size}")
         self._tree.build()
@@ -176,15 +181,21 @@ class AuditProofs:
     def _covering_head(self, index: int) -> TreeHead:
         """The newest signed head, signed now when it does not hold leaf `index`."""
         heads = self._tree.heads(1)
-        if heads and heads[0].tree_size > index:
-            return heads[0]
-        head = self._heads.sign()
+        head = heads[0] if heads and heads[0].tree_size > index else self._heads.sign()
         if head is None or head.tree_size <= index:
             raise InvalidQuery("the log is empty: there is no tree head yet")
+        current = self._tree.size()
+        if head.tree_size > current:
+            log.error(
+                "the audit tree has %d leaves, fewer than its signed head of %d",
+                current,
+                head.tree_size,
+            )
+            raise TreeShorterThanHead(
+                f"The audit tree has {current} leaves, fewer than its newest signed head of "
+                f"{head.tree_size}: entries were removed from the log (tracepoint verify)."
+            )
         return head
-
-    def _head_of(self, size: int) -> TreeHead | None:
-        return self._tree.head_at(size)
 
     def _check_size(self, size: int) -> None:
         current = self._tree.size()
@@ -205,13 +216,13 @@ class AuditProofs:
 
     def _consistency(self, first: int, second: int | None) -> ConsistencyProof:
         self._check_size(first)
-        head = None
+        head: TreeHead | None
         if second is None:
             head = self._covering_head(max(first - 1, 0))
             second = head.tree_size
         else:
             self._check_size(second)
-            head = self._head_of(second)
+            head = self._tree.head_at(second)
         if first > second:
             raise InvalidQuery(f"first ({first}) is larger than second ({second})")
         self._tree.build()

@@ -7,7 +7,7 @@ from application.service.runtime import Tracepoint
 from domain.audit.heads import TreeHead
 from domain.audit.merkle import verify_consistency
 from infrastructure.audit.signing_key import SigningKey
-from tests.access.helpers import Client, ok
+from tests.access.helpers import Client, call, ok
 from tests.audit.helpers import capture, change_entry, entry_state, log_sql, positions
 
 
@@ -17,6 +17,17 @@ async def _saved_head(client: Client, tracepoint: Tracepoint, *numbers: int) -> 
     head = tracepoint.audit.heads.sign()
     assert head is not None
     return head
+
+
+def _cut_leaves(tracepoint: Tracepoint, cut: int) -> None:
+    """Remove the leaves of the entries from position `cut` on, as a tamperer would."""
+    log_sql(tracepoint, "DELETE FROM audit_leaves WHERE first_position >= ?", (cut,))
+    log_sql(
+        tracepoint,
+        "UPDATE audit_leaves SET hashes = substr(hashes, 1, CAST((? - first_position) * 32"
+        " AS INTEGER)) WHERE first_position < ?",
+        (cut, cut),
+    )
 
 
 def _verified(tracepoint: Tracepoint, saved: TreeHead | None = None) -> list[str]:
@@ -88,19 +99,27 @@ async def test_a_truncated_tail_is_caught_by_the_heads_and_the_saved_head(
     assert report.first_position == cut
     assert "entries were removed from its end" in messages[0]
     # The tree's own traces removed as well: the saved head still knows.
-    log_sql(
-        tracepoint,
-        "UPDATE audit_leaves SET hashes = substr(hashes, 1, CAST((? - first_position) * 32"
-        " AS INTEGER)) WHERE first_position < ?",
-        (cut, cut),
-    )
-    log_sql(tracepoint, "DELETE FROM audit_leaves WHERE first_position >= ?", (cut,))
+    _cut_leaves(tracepoint, cut)
     log_sql(tracepoint, "DELETE FROM audit_heads")
     messages = _verified(tracepoint, saved)
     assert messages == [
         f"the log holds {saved.tree_size - 2} entries, fewer than the saved head of tree "
         f"size {saved.tree_size}: entries were removed from its end"
     ]
+
+
+async def test_proofs_refuse_to_answer_for_a_tree_shorter_than_its_signed_head(
+    client: Client, tracepoint: Tracepoint
+) -> None:
+    await _saved_head(client, tracepoint, 1, 2, 3)
+    cut = positions(tracepoint)[-1]
+    log_sql(tracepoint, "DELETE FROM {log} WHERE {position} >= ?", (cut,))
+    _cut_leaves(tracepoint, cut)
+    status, body = await call(
+        client, "GET", "/audit/proof/inclusion", params={"position": str(positions(tracepoint)[0])}
+    )
+    assert status == 500
+    assert "fewer than its newest signed head" in body["errors"][0]["message"]
 
 
 async def test_an_entry_rewritten_with_its_leaf_is_caught_by_the_signed_heads(
