@@ -3,15 +3,16 @@
 
 import base64
 import binascii
-import struct
 from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
+from domain.audit.entries import parse_leaf_data
 from domain.audit.heads import MalformedHead, TreeHead, head_from_json
 from domain.audit.merkle import leaf_hash, verify_consistency, verify_inclusion
 from infrastructure.audit.signing_key import BadKey, PublicKey
+from infrastructure.log_compression import decompressed
 
 
 class CheckFailed(Exception):
@@ -61,14 +62,29 @@ def check_inclusion(key: PublicKey, proof: Mapping[str, Any]) -> str:
         raise CheckFailed(f"not an inclusion proof of the audit API: {exc}") from exc
     if size != head.tree_size:
         raise CheckFailed(f"the proof is for tree size {size}, its head for {head.tree_size}")
+    what = ""
     if entry is not None:
         if leaf_hash(entry) != leaf:
             raise CheckFailed("the entry's bytes do not hash to the proof's leaf")
-        if len(entry) < 8 or struct.unpack(">Q", entry[:8])[0] != position:
-            raise CheckFailed(f"the entry's bytes are not those of position {position}")
+        what = _described(entry, position)
     if not verify_inclusion(leaf, index, size, path, head.root_hash):
         raise CheckFailed(f"the path does not lead from leaf {index} to the signed root")
-    return f"position {position} is leaf {index} of the signed tree of {size} entries"
+    return f"position {position}{what} is leaf {index} of the signed tree of {size} entries"
+
+
+def _described(data: bytes, position: int) -> str:
+    """What the proven entry is, read from its bytes: the event ID of a captured event
+    (its state decompressed as docs/operations.md describes); CheckFailed when the bytes
+    are not those of an entry at `position`."""
+    try:
+        entry = parse_leaf_data(data)
+        content = orjson.loads(decompressed(entry.state))
+    except (ValueError, orjson.JSONDecodeError) as exc:
+        raise CheckFailed(f"the entry's bytes cannot be read: {exc}") from exc
+    if entry.position != position:
+        raise CheckFailed(f"the entry's bytes are those of position {entry.position}")
+    event_id = content.get("event_id") if isinstance(content, dict) else None
+    return f" (event {event_id})" if isinstance(event_id, str) else f" ({entry.topic})"
 
 
 def check_consistency(key: PublicKey, saved: TreeHead, proof: Mapping[str, Any]) -> str:

@@ -38,6 +38,25 @@ def leaf_data(entry: StoredEntry) -> bytes:
     )
 
 
+def parse_leaf_data(data: bytes) -> StoredEntry:
+    """The entry a leaf's data describes (`leaf_data` read back); ValueError when the bytes
+    are not of that form."""
+    try:
+        position, size = struct.unpack_from(">QH", data, 0)
+        offset = 10 + size
+        originator = data[10:offset].decode()
+        version, size = struct.unpack_from(">QH", data, offset)
+        topic = data[offset + 10 : offset + 10 + size].decode()
+        offset += 10 + size
+        (size,) = struct.unpack_from(">I", data, offset)
+    except (struct.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"not a leaf's data: {exc}") from exc
+    state = data[offset + 4 :]
+    if len(state) != size:
+        raise ValueError("not a leaf's data: its state is not as long as it says")
+    return StoredEntry(position, originator, version, topic, state)
+
+
 def entry_leaf(entry: StoredEntry) -> bytes:
     """The leaf hash of a log entry."""
     return leaf_hash(leaf_data(entry))

@@ -85,6 +85,8 @@ async def test_check_proof_confirms_the_api_s_answers_with_the_key_alone(
     result = await _run("check-proof", "--public-key", key, "--head", saved, *files)
     assert result.exit_code == 0, result.output
     assert result.output.count("ok:") == 3
+    # The proven entry is read from its own bytes: the event's ID is in them.
+    assert f"(event {event(3)['eventID']})" in result.output
 
 
 async def test_check_proof_fails_a_changed_proof_or_a_forged_head(
