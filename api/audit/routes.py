@@ -9,13 +9,9 @@ from aiohttp import web
 from api.platform.keys import caller, service
 from api.platform.responses import data_response
 from application.audit.proofs import ConsistencyProof, InclusionProof
-from application.service.errors import InvalidQuery
 from domain.audit.heads import TreeHead
 
 routes = web.RouteTableDef()
-
-#: Most heads one page of `/audit/heads` lists.
-_HEADS_MAX = 1000
 
 
 @routes.get("/audit/public-key")
@@ -35,11 +31,7 @@ async def public_key(request: web.Request) -> web.Response:
 @routes.get("/audit/heads")
 async def heads(request: web.Request) -> web.Response:
     """Signed heads, newest first (`limit`, default 100, and `offset`)."""
-    limit = _count(request, "limit", 100)
-    if limit > _HEADS_MAX:
-        raise InvalidQuery(f"limit may be at most {_HEADS_MAX}")
-    offset = _count(request, "offset", 0)
-    found = await service(request).audit.proofs.heads(caller(request), limit, offset)
+    found = await service(request).audit.proofs.heads(caller(request), _params(request))
     return data_response([h.as_json() for h in found])
 
 
@@ -102,13 +94,3 @@ def _params(request: web.Request) -> dict[str, list[str]]:
 
 def _head(head: TreeHead | None) -> dict[str, object] | None:
     return head.as_json() if head else None
-
-
-def _count(request: web.Request, name: str, default: int) -> int:
-    values = request.query.getall(name, [])
-    if not values:
-        return default
-    value = values[-1]
-    if len(values) > 1 or not value.isascii() or not value.isdigit() or len(value) > 9:
-        raise InvalidQuery(f"{name} must be one whole number")
-    return int(value)

@@ -1,5 +1,5 @@
 """The OpenAPI 3.1 document: every route of the router, described by its registry entry
-(`platform_routes`, `epcis_routes`) or, for the collection views, by the catalogue.
+(`platform_routes`, `audit_routes`, `epcis_routes`) or, for the collection views, by the catalogue.
 
 A route without an entry is left out here and named by `tests/openapi/test_routes.py`.
 """
@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import hdrs, web
 
 from api.epcis.discovery import vendor_version
-from api.openapi import epcis_routes, platform_routes
+from api.openapi import audit_routes, epcis_routes, platform_routes
 from api.openapi.collection_routes import (
     collection_bases,
     collection_operation,
@@ -34,7 +34,11 @@ _STRING: Json = {"type": "string"}
 _PLATFORM_SCHEMES = ("bearer", "accessTokenQuery", "sessionCookie")
 
 #: Every registry entry, by "METHOD /path" (the route's path as the router gives it).
-REGISTRY: dict[str, Operation] = {**platform_routes.ROUTES, **epcis_routes.ROUTES}
+REGISTRY: dict[str, Operation] = {
+    **platform_routes.ROUTES,
+    **audit_routes.ROUTES,
+    **epcis_routes.ROUTES,
+}
 
 SECURITY_SCHEMES: Json = {
     "bearer": {

@@ -18,23 +18,24 @@ def item(collection: str) -> Ref:
     return {"$ref": f"#/components/schemas/{collection}"}
 
 
-def _object(**properties: Json) -> Json:
+def object_of(**properties: Json) -> Json:
+    """An object schema of these properties (none required)."""
     return {"type": "object", "properties": properties}
 
 
 STRING: Json = {"type": "string"}
 TEXT: Json = {"type": "string", "minLength": 1}
 SIGN_IN = data(
-    _object(
+    object_of(
         access_token=STRING,
         refresh_token=nullable(STRING),
         expires={"type": "integer", "description": "Milliseconds"},
     )
 )
 MODE: Json = {"type": "string", "enum": ["json", "cookie", "session"]}
-TOKEN_BODY = body(_object(refresh_token=STRING, mode=MODE), required=False)
-ACCESS: Json = _object(access={"type": "boolean"})
-PAGINATION = _object(
+TOKEN_BODY = body(object_of(refresh_token=STRING, mode=MODE), required=False)
+ACCESS: Json = object_of(access={"type": "boolean"})
+PAGINATION = object_of(
     page={"type": "integer"},
     perPage={"type": "integer"},
     total={"type": "integer"},
@@ -65,34 +66,7 @@ FORM_POST = (
     "before the console served these links) gets a page back."
 )
 _TIME: Json = nullable({"type": "string", "description": "UTC, YYYY-MM-DDTHH:MM:SS.mmmZ"})
-INTEGER: Json = {"type": "integer"}
-HASHES: Json = {"type": "array", "items": STRING}
-TREE_HEAD: Json = _object(
-    tree_size=INTEGER,
-    root_hash=STRING,
-    timestamp={"type": "integer", "description": "Milliseconds since the Unix epoch"},
-    signature=STRING,
-    key_id=STRING,
-)
-INCLUSION_PROOF: Json = _object(
-    position=INTEGER,
-    leaf_index=INTEGER,
-    tree_size=INTEGER,
-    leaf_hash=STRING,
-    leaf_data=nullable(STRING),
-    audit_path=HASHES,
-    root_hash=STRING,
-    head=nullable(TREE_HEAD),
-)
-CONSISTENCY_PROOF: Json = _object(
-    first=INTEGER,
-    second=INTEGER,
-    first_root_hash=STRING,
-    second_root_hash=STRING,
-    consistency_path=HASHES,
-    head=nullable(TREE_HEAD),
-)
-TRACE_NODE: Json = _object(
+TRACE_NODE: Json = object_of(
     id=STRING,
     kind={"type": "string", "enum": ["instance", "class"]},
     digital_link=nullable(STRING),
@@ -117,7 +91,7 @@ TRACE_EDGE: Json = {
         "until": _TIME,
     },
 }
-TRACE: Json = _object(
+TRACE: Json = object_of(
     root=STRING,
     nodes={"type": "array", "items": TRACE_NODE},
     edges={"type": "array", "items": TRACE_EDGE},
@@ -151,7 +125,7 @@ SERVER_INFO = data(
             "project": {"type": "object", "required": ["project_name"]},
             "rateLimit": {"type": "boolean"},
             "rateLimitGlobal": {"type": "boolean"},
-            "queryLimit": _object(default={"type": "integer"}, max={"type": "integer"}),
+            "queryLimit": object_of(default={"type": "integer"}, max={"type": "integer"}),
             "websocket": {"type": "boolean"},
             "version": STRING,
         },
@@ -202,8 +176,8 @@ ROUTES: dict[str, Operation] = {
     "GET /server/health": Operation(
         "server",
         answers(
-            answer(200, _object(status={"const": "ok"})),
-            answer(503, _object(status={"const": "error"}, checks={"type": "array"})),
+            answer(200, object_of(status={"const": "ok"})),
+            answer(503, object_of(status={"const": "error"}, checks={"type": "array"})),
         ),
         public=True,
     ),
@@ -225,10 +199,10 @@ ROUTES: dict[str, Operation] = {
         "auth",
         answer(
             200,
-            _object(
+            object_of(
                 data={
                     "type": "array",
-                    "items": _object(name=STRING, driver=STRING, label=STRING, icon=STRING)
+                    "items": object_of(name=STRING, driver=STRING, label=STRING, icon=STRING)
                     | {"required": ["name", "driver"]},
                 },
                 disableDefault={"type": "boolean"},
@@ -272,7 +246,7 @@ ROUTES: dict[str, Operation] = {
     "POST /auth/login/{provider}/callback": Operation(
         "auth",
         answer(303, description="To the GET callback with the posted fields"),
-        body=body(_object(state=STRING, code=STRING), "application/x-www-form-urlencoded"),
+        body=body(object_of(state=STRING, code=STRING), "application/x-www-form-urlencoded"),
         public=True,
     ),
     "POST /auth/login": Operation(
@@ -303,13 +277,13 @@ ROUTES: dict[str, Operation] = {
     "POST /auth/password/request": Operation(
         "auth",
         answer(204),
-        body=body(_object(email=TEXT, reset_url=STRING) | {"required": ["email"]}),
+        body=body(object_of(email=TEXT, reset_url=STRING) | {"required": ["email"]}),
         public=True,
     ),
     "POST /auth/password/reset": Operation(
         "auth",
         answer(204),
-        body=body(_object(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
+        body=body(object_of(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
         public=True,
         description=FORM_POST,
     ),
@@ -343,7 +317,7 @@ ROUTES: dict[str, Operation] = {
         "users",
         answer(204),
         body=body(
-            _object(
+            object_of(
                 email=TEXT,
                 password=TEXT,
                 first_name=STRING,
@@ -366,28 +340,28 @@ ROUTES: dict[str, Operation] = {
     "POST /users/invite": Operation(
         "users",
         answer(204),
-        body=body(_object(email={}, role=STRING, invite_url=STRING)),
+        body=body(object_of(email={}, role=STRING, invite_url=STRING)),
     ),
     "POST /users/invite/accept": Operation(
         "users",
         answer(204),
-        body=body(_object(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
+        body=body(object_of(token=TEXT, password=TEXT) | {"required": ["token", "password"]}),
         description=FORM_POST,
     ),
     "POST /users/me/tfa/generate": Operation(
         "users",
-        answer(200, data(_object(secret=STRING, otpauth_url=STRING))),
-        body=body(_object(password=TEXT)),
+        answer(200, data(object_of(secret=STRING, otpauth_url=STRING))),
+        body=body(object_of(password=TEXT)),
         description="The password is required of users who sign in with one (provider"
         " `default`); users of a single sign-on provider give none.",
     ),
     "POST /users/me/tfa/enable": Operation(
         "users",
         answer(204),
-        body=body(_object(secret=TEXT, otp=TEXT) | {"required": ["secret", "otp"]}),
+        body=body(object_of(secret=TEXT, otp=TEXT) | {"required": ["secret", "otp"]}),
     ),
     "POST /users/me/tfa/disable": Operation(
-        "users", answer(204), body=body(_object(otp=TEXT) | {"required": ["otp"]})
+        "users", answer(204), body=body(object_of(otp=TEXT) | {"required": ["otp"]})
     ),
     "POST /users/{key}/tfa/disable": Operation("users", answer(204)),
     "GET /users/me": Operation("users", answer(200, data(item("users"))), query=(query("fields"),)),
@@ -399,19 +373,19 @@ ROUTES: dict[str, Operation] = {
     "GET /permissions/me": Operation("permissions", answer(200, data({"type": "object"}))),
     "GET /permissions/me/{collection}": Operation(
         "permissions",
-        answer(200, data(_object(update=ACCESS, delete=ACCESS, share=ACCESS))),
+        answer(200, data(object_of(update=ACCESS, delete=ACCESS, share=ACCESS))),
         description="Whether the caller holds each action on the collection at all.",
     ),
     "GET /permissions/me/{collection}/{key}": Operation(
         "permissions",
-        answer(200, data(_object(update=ACCESS, delete=ACCESS, share=ACCESS))),
+        answer(200, data(object_of(update=ACCESS, delete=ACCESS, share=ACCESS))),
     ),
     "GET /policies/me/globals": Operation(
         "policies",
         answer(
             200,
             data(
-                _object(
+                object_of(
                     app_access={"type": "boolean"},
                     admin_access={"type": "boolean"},
                     enforce_tfa={"type": "boolean"},
@@ -426,12 +400,12 @@ ROUTES: dict[str, Operation] = {
     ),
     "GET /v1/products": Operation(
         "v1",
-        answer(200, _object(products={"type": "array"}, pagination=PAGINATION)),
+        answer(200, object_of(products={"type": "array"}, pagination=PAGINATION)),
         query=PAGED_QUERY,
     ),
     "GET /v1/suppliers": Operation(
         "v1",
-        answer(200, _object(suppliers={"type": "array"}, pagination=PAGINATION)),
+        answer(200, object_of(suppliers={"type": "array"}, pagination=PAGINATION)),
         query=PAGED_QUERY,
     ),
     "POST /items/epcis_outbound_flow/{key}/run": Operation(
@@ -439,7 +413,7 @@ ROUTES: dict[str, Operation] = {
         answer(
             200,
             data(
-                _object(
+                object_of(
                     outcome=STRING,
                     sent={"type": "integer"},
                     documents={"type": "integer"},
@@ -458,7 +432,7 @@ ROUTES: dict[str, Operation] = {
     ),
     "POST /items/lot/{key}/publish": Operation(
         "lot",
-        answer(200, data(_object(lot=STRING, eventID=STRING, created={"type": "boolean"}))),
+        answer(200, data(object_of(lot=STRING, eventID=STRING, created={"type": "boolean"}))),
     ),
     "GET /trace": Operation(
         "trace",
@@ -474,53 +448,6 @@ ROUTES: dict[str, Operation] = {
             query("direction", {"type": "string", "enum": ["downstream", "upstream", "both"]}),
             query("depth", {"type": "integer", "minimum": 0}, "Hops; 10 unless given"),
             query("at", {"type": "string", "format": "date-time"}, "The relations held then"),
-        ),
-    ),
-    "GET /audit/public-key": Operation(
-        "audit",
-        answer(
-            200,
-            data(_object(algorithm=STRING, key_id=STRING, public_key=STRING, raw=STRING)),
-        ),
-        "The Ed25519 key that signs the audit tree's heads",
-        description="Needs read on audit (docs/audit.md).",
-    ),
-    "GET /audit/heads": Operation(
-        "audit",
-        answer(200, data({"type": "array", "items": TREE_HEAD})),
-        "Signed heads of the audit tree, newest first",
-        query=(
-            query("limit", {"type": "integer", "minimum": 0, "maximum": 1000}),
-            query("offset", {"type": "integer", "minimum": 0}),
-        ),
-    ),
-    "GET /audit/heads/latest": Operation(
-        "audit", answer(200, data(nullable(TREE_HEAD))), "The newest signed head"
-    ),
-    "POST /audit/heads": Operation(
-        "audit",
-        answer(200, data(nullable(TREE_HEAD))),
-        "Sign a head of the audit tree as it is now (admins)",
-    ),
-    "GET /audit/proof/inclusion": Operation(
-        "audit",
-        answer(200, data(INCLUSION_PROOF)),
-        "The RFC 9162 inclusion proof of an event or log entry",
-        description="Name the entry by eventID or by position; tree_size defaults to the "
-        "newest signed head's.",
-        query=(
-            query("eventID", TEXT),
-            query("position", {"type": "integer", "minimum": 1}),
-            query("tree_size", {"type": "integer", "minimum": 1}),
-        ),
-    ),
-    "GET /audit/proof/consistency": Operation(
-        "audit",
-        answer(200, data(CONSISTENCY_PROOF)),
-        "The RFC 9162 proof that a larger tree extends a smaller one",
-        query=(
-            {**query("first", {"type": "integer", "minimum": 0}), "required": True},
-            query("second", {"type": "integer", "minimum": 0}),
         ),
     ),
     "POST /files": Operation(

@@ -10,7 +10,7 @@ from application.service.errors import Forbidden, InvalidQuery, PlatformError
 from domain.access.policies import Accountability
 from domain.audit.entries import leaf_data
 from domain.audit.heads import TreeHead
-from domain.audit.merkle import consistency_path, inclusion_path, root
+from domain.audit.merkle import consistency_proof, inclusion_proof, root
 from infrastructure.audit.signing_key import SigningKey
 from infrastructure.audit.tree_store import TreeStore
 
@@ -18,6 +18,9 @@ log = logging.getLogger(__name__)
 
 #: The collection whose permission rows let a caller read the audit API.
 AUDIT = "audit"
+
+#: Heads one page of `/audit/heads` lists unless asked, and at most.
+HEADS_PAGE, HEADS_MAX = 100, 1000
 
 #: Finds the log position of an event the caller may read, by its event ID.
 EventLocator = Callable[[str, Accountability], Awaitable[int | None]]
@@ -112,9 +115,17 @@ class AuditProofs:
         self.check(caller)
         return self._heads.key
 
-    async def heads(self, caller: Accountability, limit: int, offset: int) -> list[TreeHead]:
-        """Signed heads, newest first."""
+    async def heads(
+        self, caller: Accountability, params: Mapping[str, Sequence[str]]
+    ) -> list[TreeHead]:
+        """Signed heads, newest first: `limit` (100 unless given, at most 1,000) from
+        `offset`."""
         self.check(caller)
+        limit = _whole(params, "limit")
+        limit = HEADS_PAGE if limit is None else limit
+        if limit > HEADS_MAX:
+            raise InvalidQuery(f"limit may be at most {HEADS_MAX}")
+        offset = _whole(params, "offset") or 0
         return await self._blocking.run(self._tree.heads, limit, offset)
 
     async def latest(self, caller: Accountability) -> TreeHead | None:
@@ -171,12 +182,10 @@ class AuditProofs:
             if index >= size:
                 raise InvalidQuery(f"position {position} is leaf {index}, not in a tree of {size}")
         self._tree.build()
-        path = inclusion_path(self._tree, index, size)
+        path, root_hash = inclusion_proof(self._tree, index, size)
         entry = self._tree.entry_at(position)
         data = None if entry is None else leaf_data(entry)
-        return InclusionProof(
-            position, index, size, leaf_hash, data, path, root(self._tree, size), head
-        )
+        return InclusionProof(position, index, size, leaf_hash, data, path, root_hash, head)
 
     def _covering_head(self, index: int) -> TreeHead:
         """The newest signed head, signed now when it does not hold leaf `index`."""
@@ -226,10 +235,8 @@ class AuditProofs:
         if first > second:
             raise InvalidQuery(f"first ({first}) is larger than second ({second})")
         self._tree.build()
-        path = consistency_path(self._tree, first, second)
-        return ConsistencyProof(
-            first, second, root(self._tree, first), root(self._tree, second), path, head
-        )
+        path, first_root, second_root = consistency_proof(self._tree, first, second)
+        return ConsistencyProof(first, second, first_root, second_root, path, head)
 
 
 def _one(params: Mapping[str, Sequence[str]], name: str) -> str | None:

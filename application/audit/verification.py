@@ -125,7 +125,7 @@ class LogVerification:
         after = 0
         while True:
             with self._db.transaction(write=False) as conn:
-                batch = log_entries(conn, conn.dialect.name, after, _BATCH)
+                batch = log_entries(conn, after, _BATCH)
             for entry in batch:
                 if entry.position > end:
                     return

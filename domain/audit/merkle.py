@@ -115,18 +115,37 @@ def root(tree: Subtrees, size: int) -> bytes:
 
 def inclusion_path(tree: Subtrees, index: int, size: int) -> list[bytes]:
     """PATH(index, D[size]) (RFC 9162 §2.1.3.1)."""
-    if not 0 <= index < size:
-        raise ProofError(f"leaf {index} is not in a tree of {size} leaves")
-    return _hashes_of(tree, _ranges_path(index, 0, size))
+    return _hashes_of(tree, _inclusion_ranges(index, size))
+
+
+def inclusion_proof(tree: Subtrees, index: int, size: int) -> tuple[list[bytes], bytes]:
+    """PATH(index, D[size]) and the root it leads to, read from the tree in one call."""
+    *path, top = _hashes_of(tree, [*_inclusion_ranges(index, size), (0, size)])
+    return path, top
 
 
 def consistency_path(tree: Subtrees, first: int, second: int) -> list[bytes]:
     """PROOF(first, D[second]) (RFC 9162 §2.1.4.1); empty when first is 0 or second."""
+    return _hashes_of(tree, _consistency_ranges(first, second))
+
+
+def consistency_proof(tree: Subtrees, first: int, second: int) -> tuple[list[bytes], bytes, bytes]:
+    """PROOF(first, D[second]) and the roots of both sizes, read from the tree in one call."""
+    ranges = [*_consistency_ranges(first, second), (0, first), (0, second)]
+    *path, old, new = _hashes_of(tree, ranges)
+    return path, old, new
+
+
+def _inclusion_ranges(index: int, size: int) -> list[tuple[int, int]]:
+    if not 0 <= index < size:
+        raise ProofError(f"leaf {index} is not in a tree of {size} leaves")
+    return _ranges_path(index, 0, size)
+
+
+def _consistency_ranges(first: int, second: int) -> list[tuple[int, int]]:
     if not 0 <= first <= second:
         raise ProofError(f"no consistency proof from {first} leaves to {second}")
-    if first in (0, second):
-        return []
-    return _hashes_of(tree, _ranges_subproof(first, 0, second))
+    return [] if first in (0, second) else _ranges_subproof(first, 0, second)
 
 
 def verify_inclusion(

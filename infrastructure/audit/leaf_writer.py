@@ -69,14 +69,6 @@ class LeafWriter:
         )
         gap = f"SELECT 1 FROM {log} WHERE {position} > {{after}} AND {position} < {mark}"
         self._gap = gap.format(after=mark)
-        # The newest run and whether entries before `mark` lack a leaf, in one round trip.
-        after_newest = gap.format(after="newest.first_position + newest.run_size - 1")
-        self._last_and_gap = (
-            f"SELECT newest.first_index, newest.first_position, newest.run_size,"
-            f" EXISTS ({after_newest})"
-            f" FROM (SELECT first_index, first_position, length(hashes) / {HASH_SIZE} AS run_size"
-            f" FROM {self.leaves} ORDER BY first_index DESC LIMIT 1) AS newest"
-        )
         self._entries = (
             f"SELECT {position}, originator_id, originator_version, topic, state FROM {log}"
             f" WHERE {position} > {mark} AND {position} < {mark} ORDER BY {position} LIMIT {mark}"
@@ -140,22 +132,13 @@ class LeafWriter:
                 return
             # Nothing inserted: entries before these lack a leaf.
             (index, position), gap = self._last_leaf(cursor), True
-        else:
-            index, position, gap = self._last_and_gap_of(cursor, first)
+        else:  # SQLite's statements cost no round trip: a check, then the insert
+            index, position = self._last_leaf(cursor)
+            cursor.execute(self._gap, (position, first))
+            gap = cursor.fetchone() is not None
         if gap:
             index = self._fill(cursor, index, position, first)
         self.write(cursor, index + 1, entries)
-
-    def _last_and_gap_of(self, cursor: Any, first: int) -> tuple[int, int, bool]:
-        """The newest leaf's index and position, and whether entries between it and
-        position `first` lack a leaf."""
-        cursor.execute(self._last_and_gap, (first,))
-        row = cursor.fetchone()
-        if row is None:  # no leaf yet
-            cursor.execute(self._gap, (0, first))
-            return -1, 0, cursor.fetchone() is not None
-        run_index, run_position, count, missing = _values(row)
-        return int(run_index) + int(count) - 1, int(run_position) + int(count) - 1, bool(missing)
 
     def fill(self, cursor: Any, before: int) -> int:
         """Give every entry before position `before` that has none its leaf; the number of

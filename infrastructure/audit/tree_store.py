@@ -31,10 +31,6 @@ _HEADS_DDL = (
 )
 
 
-def _blob(conn: Connection) -> str:
-    return "BYTEA" if conn.dialect.name == "postgresql" else "BLOB"
-
-
 class TreeStore:
     """Reads the tree and its heads, builds its nodes, keeps its heads."""
 
@@ -44,9 +40,8 @@ class TreeStore:
             self._create(conn)
 
     def _create(self, conn: Connection) -> None:
-        blob = _blob(conn)
         for ddl in (_NODES_DDL, _HEADS_DDL):
-            conn.execute(ddl.replace("{blob}", blob))
+            conn.execute(ddl)
 
     # --- the tree ------------------------------------------------------------------
 
@@ -58,21 +53,22 @@ class TreeStore:
     def leaf_of(self, position: int) -> tuple[int, bytes] | None:
         """The leaf index and hash of the log entry at `position`, if it has one."""
         with self._db.transaction(write=False) as conn:
+            # Of the run that may hold it, only the one hash is read.
             row = conn.fetchone(
-                "SELECT first_index, first_position, hashes FROM audit_leaves"
-                " WHERE first_position <= ? ORDER BY first_position DESC LIMIT 1",
-                (position,),
+                "SELECT first_index + (? - first_position), substr(hashes,"
+                f" CAST((? - first_position) * {HASH_SIZE} + 1 AS INTEGER), {HASH_SIZE})"
+                " FROM audit_leaves WHERE first_position <= ?"
+                " ORDER BY first_position DESC LIMIT 1",
+                (position, position, position),
             )
-        if row is None:
+        if row is None or not row[1]:
             return None
-        offset = position - int(row[1])
-        hashed = bytes(row[2])[offset * HASH_SIZE : (offset + 1) * HASH_SIZE]
-        return (int(row[0]) + offset, hashed) if hashed else None
+        return int(row[0]), bytes(row[1])
 
     def entry_at(self, position: int) -> StoredEntry | None:
         """The log entry at `position` as stored, if the log holds one."""
         with self._db.transaction(write=False) as conn:
-            found = log_entries(conn, conn.dialect.name, position - 1, 1)
+            found = log_entries(conn, position - 1, 1)
         return found[0] if found and found[0].position == position else None
 
     def leaves(self, start: int, end: int) -> list[tuple[int, int, bytes]]:
@@ -170,11 +166,6 @@ class TreeStore:
         with self._db.transaction(write=False) as conn:
             rows = conn.fetchall(f"{_HEAD} ORDER BY tree_size")
         return (_head(r) for r in rows)
-
-    def head_count(self) -> int:
-        """How many signed heads there are."""
-        with self._db.transaction(write=False) as conn:
-            return int(conn.fetchval("SELECT COUNT(*) FROM audit_heads"))
 
 
 _HEAD = "SELECT tree_size, root_hash, timestamp, signature, key_id FROM audit_heads"
@@ -313,9 +304,9 @@ def _perfect_from(leaves: dict[int, bytes], start: int, size: int) -> bytes:
         raise LookupError(f"the tree has no leaves {start} to {start + size - 1}") from exc
 
 
-def log_entries(conn: Connection, backend: str, after: int, limit: int) -> list[StoredEntry]:
+def log_entries(conn: Connection, after: int, limit: int) -> list[StoredEntry]:
     """Up to `limit` log entries after position `after`, in log order, as stored."""
-    table, position = log_table(backend), log_position(backend)
+    table, position = log_table(conn.dialect.name), log_position(conn.dialect.name)
     rows = conn.fetchall(
         f"SELECT {position}, originator_id, originator_version, topic, state FROM {table}"
         f" WHERE {position} > ? ORDER BY {position} LIMIT ?",

@@ -51,13 +51,13 @@ def log_sql(tracepoint: Tracepoint, sql: str, params: tuple[Any, ...] = ()) -> N
 def positions(tracepoint: Tracepoint) -> list[int]:
     """The log's positions, in order."""
     with tracepoint.database.transaction(write=False) as conn:
-        return [e.position for e in log_entries(conn, conn.dialect.name, 0, 100_000)]
+        return [e.position for e in log_entries(conn, 0, 100_000)]
 
 
 def entry_state(tracepoint: Tracepoint, position: int) -> bytes:
     """The stored bytes of the log entry at `position`."""
     with tracepoint.database.transaction(write=False) as conn:
-        (entry,) = log_entries(conn, conn.dialect.name, position - 1, 1)
+        (entry,) = log_entries(conn, position - 1, 1)
     return entry.state
 
 

@@ -1,7 +1,7 @@
 """The document names every route of the router, and every path it names is routed.
 
 A failure lists the routes to document: add an entry to `api/openapi/platform_routes.py`
-or `api/openapi/epcis_routes.py` (see docs/openapi.md).
+(`audit_routes.py` for `/audit`) or `api/openapi/epcis_routes.py` (see docs/openapi.md).
 """
 
 import re

@@ -9,7 +9,9 @@ from domain.audit.merkle import (
     LeafList,
     ProofError,
     consistency_path,
+    consistency_proof,
     inclusion_path,
+    inclusion_proof,
     leaf_hash,
     node_hash,
     root,
@@ -183,3 +185,19 @@ def test_a_node_is_the_hash_of_its_children_in_order() -> None:
     left, right = MANY[0], MANY[1]
     assert node_hash(left, right) != node_hash(right, left)
     assert root(LeafList([left, right]), 2) == node_hash(left, right)
+
+
+def test_a_proof_read_with_its_roots_is_the_proof_and_the_roots_read_apart() -> None:
+    tree = LeafList(MANY)
+    for size in (1, 2, 7, 16, 37):
+        for index in (0, size // 2, size - 1):
+            assert inclusion_proof(tree, index, size) == (
+                inclusion_path(tree, index, size),
+                root(tree, size),
+            )
+        for first in (0, 1, size // 2, size):
+            assert consistency_proof(tree, first, size) == (
+                consistency_path(tree, first, size),
+                root(tree, first),
+                root(tree, size),
+            )
