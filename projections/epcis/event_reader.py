@@ -10,6 +10,7 @@ from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.database import Connection, Database
 from infrastructure.sql_conditions import any_of, in_list
+from projections.epcis.epc_roles import role_numbers
 from projections.epcis.event_keys import event_id_of, event_key, stored_event_id
 from projections.epcis.field_order import (
     DRIVEN_LIMIT,
@@ -130,7 +131,7 @@ def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[st
             else ("epcis_event_quantities", "x.epc_class")
         )
         patterns = matching_any(dialect, column, match.patterns, params)
-        roles = in_list("x.role", match.roles, params)
+        roles = in_list("x.role", role_numbers(match.roles), params)
         where.append(
             f"e.position IN (SELECT x.position FROM {table} x WHERE {patterns} AND {roles})"
         )
