@@ -29,6 +29,7 @@ from projections.epcis.position_pages import (
 from projections.epcis.stored_documents import log_join, stored_document
 from projections.epcis.stored_ids import matching_any
 from projections.epcis.terms import (
+    ACCOUNT,
     ACTION,
     BIZ_LOCATION,
     BIZ_STEP,
@@ -114,10 +115,7 @@ def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[st
                 f" WHERE {dispositions} AND d.kind = ?)"
             )
     if query.capture_accounts is not None:
-        accounts = in_list("j.account", query.capture_accounts, params)
-        where.append(
-            f"e.capture_id IN (SELECT j.capture_id FROM epcis_capture_jobs j WHERE {accounts})"
-        )
+        where.append(terms.any_of(ACCOUNT, query.capture_accounts))
     if query.quantity:
         conditions = " AND ".join(f"q.quantity {op} ?" for op, _ in query.quantity)
         params.extend(value for _, value in query.quantity)

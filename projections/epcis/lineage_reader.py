@@ -83,12 +83,12 @@ def _scope_sql(conn: Connection, scope: Sequence[EventQuery] | None) -> _Scope:
 def _declared(alias: str) -> str:
     """The condition that no error declaration retracted the event `alias` (of its own
     account: tenants may hold events under one event ID, each declared apart)."""
-    account = "COALESCE((SELECT j.account FROM epcis_capture_jobs j WHERE j.capture_id = {}), '')"
+    # IS NOT DISTINCT FROM: outside multi-tenant installations both accounts are NULL.
     return (
         "NOT EXISTS (SELECT 1 FROM epcis_events d"
         f" WHERE d.event_key = {alias}.event_key AND d.event_id = {alias}.event_id"
         " AND d.declaration_time IS NOT NULL"
-        f" AND {account.format('d.capture_id')} = {account.format(alias + '.capture_id')})"
+        f" AND d.account_term IS NOT DISTINCT FROM {alias}.account_term)"
     )
 
 

@@ -53,11 +53,24 @@ def record_capture_accounts(conn: Connection, jobs: Sequence[LoggedEvent]) -> di
     return accounts
 
 
+def capture_accounts(
+    conn: Connection, events: Sequence[LoggedEvent], accounts: Mapping[str, str]
+) -> dict[str, str]:
+    """The account (empty: none) of the capture of each of the captured `events`, given
+    `accounts`, those of the batch's own jobs."""
+    # A capture's job comes just before its events, mostly in the same batch: only a
+    # batch that starts amid a capture's events reads the job's account back.
+    captures = {logged.event.capture_id for logged in events}  # type: ignore[attr-defined]
+    missing = sorted(captures - accounts.keys())
+    found = _capture_accounts(conn, missing) if missing else {}
+    return {capture: found.get(capture) or accounts.get(capture, "") for capture in captures}
+
+
 def record_prefixes(
     conn: Connection, events: Sequence[LoggedEvent], accounts: Mapping[str, str]
 ) -> None:
     """Remember every binding the captured events' documents (and own contexts) made,
-    under the account that captured them (`accounts`: those of the batch's own jobs)."""
+    under the account that captured them (`accounts`, by capture: `capture_accounts`)."""
     found: dict[str, set[tuple[str, str]]] = {}
     for logged in events:
         captured: Any = logged.event
@@ -68,10 +81,6 @@ def record_prefixes(
             )
     if not found:
         return
-    # A capture's job comes just before its events, mostly in the same batch: only a
-    # batch that starts amid a capture's events reads the job's account back.
-    missing = sorted(found.keys() - accounts.keys())
-    accounts = {**accounts, **_capture_accounts(conn, missing)} if missing else accounts
     bindings = {
         (prefix, namespace, accounts.get(capture_id, ""))
         for capture_id, pairs in found.items()

@@ -1,7 +1,8 @@
 """Vocabulary values interned as small numbers: an event's type, action, business step,
 disposition, read point and business location are held in `epcis_events` and its nine
 indexes as the number of their text in `epcis_terms`, where each text is kept once; so
-are the names of extension and ILMD fields in `epcis_event_fields` (`FIELD`).
+are the names of extension and ILMD fields in `epcis_event_fields` (`FIELD`), and the
+account that captured an event (`ACCOUNT`).
 
 Keys of a few bytes instead of URIs of 30 to 50 (`https://ref.gs1.org/cbv/BizStep-shipping`)
 make each of those indexes about a third of its size. Numbers are given per kind, so a
@@ -28,6 +29,8 @@ FIELD = 7
 #: holds a number or instant of: ordering by a field walks only the kinds it has.
 FIELD_TEXTS = 8
 FIELD_NUMBERS = 9
+#: The account whose user captured the event (multi-tenant installations only).
+ACCOUNT = 10
 
 #: The `epcis_events` column that holds each kind's number.
 COLUMNS = {
@@ -37,6 +40,7 @@ COLUMNS = {
     DISPOSITION: "disposition_term",
     READ_POINT: "read_point_term",
     BIZ_LOCATION: "biz_location_term",
+    ACCOUNT: "account_term",
 }
 
 SCHEMA = (

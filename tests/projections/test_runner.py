@@ -309,7 +309,7 @@ def test_tables_whose_ddl_changed_are_rebuilt_from_the_log(
 
     wider = (
         *EpcisEventsProjection.schema,
-        "CREATE INDEX IF NOT EXISTS epcis_events_capture ON epcis_events (capture_id)",
+        "CREATE INDEX IF NOT EXISTS epcis_events_account ON epcis_events (account_term)",
     )
     monkeypatch.setattr(EpcisEventsProjection, "schema", wider)
     with pytest.MonkeyPatch.context() as patch:
