@@ -83,34 +83,47 @@ _NAMED_ITEMS = (
 
 
 def _items(items: Any, key: str, convert: Converter) -> Any:
+    """`items` with the EPC under `key` of each converted; `items` itself when none changed."""
     if not isinstance(items, list):
         return items
-    return [
-        {**item, key: convert(item[key])}
-        if isinstance(item, Mapping) and isinstance(item.get(key), str)
-        else item
-        for item in items
-    ]
+    converted = items
+    for index, item in enumerate(items):
+        if isinstance(item, Mapping) and isinstance(item.get(key), str):
+            value = convert(item[key])
+            if value != item[key]:
+                if converted is items:
+                    converted = list(items)
+                converted[index] = {**item, key: value}
+    return converted
 
 
-def epcs_in_format(event: Mapping[str, Any], convert: Converter) -> dict[str, Any]:
-    """A copy of `event` with each EPC it names passed through `convert`."""
-    result = dict(event)
+def epcs_in_format(event: Mapping[str, Any], convert: Converter) -> Mapping[str, Any]:
+    """`event` with each EPC it names passed through `convert`: a copy where one changed,
+    else `event` itself (so a caller knows by identity that nothing did)."""
+    # Copies only what changed and compares no more than each converted value: a page's
+    # events pass through here on every query answer.
+    changed: dict[str, Any] = {}
     for name in _EPC_LISTS:
         values = event.get(name)
         if isinstance(values, list):
-            result[name] = [convert(v) if isinstance(v, str) else v for v in values]
+            converted = [convert(v) if isinstance(v, str) else v for v in values]
+            if converted != values:
+                changed[name] = converted
     parent = event.get("parentID")
-    if isinstance(parent, str):
-        result["parentID"] = convert(parent)
+    if isinstance(parent, str) and (link := convert(parent)) != parent:
+        changed["parentID"] = link
     for name, key in _NAMED_ITEMS:
-        if name in event:
-            result[name] = _items(event[name], key, convert)
+        items = event.get(name)
+        if items is not None and (converted := _items(items, key, convert)) is not items:
+            changed[name] = converted
     for name in _PLACES:
         place = event.get(name)
-        if isinstance(place, Mapping) and isinstance(place.get("id"), str):
-            result[name] = {**place, "id": convert(place["id"])}
-    return result
+        if not isinstance(place, Mapping):
+            continue
+        spelled = place.get("id")
+        if isinstance(spelled, str) and (link := convert(spelled)) != spelled:
+            changed[name] = {**place, "id": link}
+    return {**event, **changed} if changed else event
 
 
 def event_texts_in_format(texts: Iterable[str], convert: Converter) -> list[str]:
@@ -120,5 +133,5 @@ def event_texts_in_format(texts: Iterable[str], convert: Converter) -> list[str]
     for text in texts:
         event = orjson.loads(text)
         converted = epcs_in_format(event, convert)
-        result.append(text if converted == event else orjson.dumps(converted).decode())
+        result.append(text if converted is event else orjson.dumps(converted).decode())
     return result

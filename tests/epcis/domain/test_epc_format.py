@@ -1,5 +1,7 @@
 """GS1-EPC-Format: which fields of an event change, and into what."""
 
+import copy
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -34,7 +36,7 @@ EVENT = {
 }
 
 
-def as_links(event: dict[str, Any]) -> dict[str, Any]:
+def as_links(event: dict[str, Any]) -> Mapping[str, Any]:
     converter = epc_converter(EpcFormat.DIGITAL_LINK, PREFIXES)
     assert converter is not None
     return epcs_in_format(event, converter)
@@ -114,3 +116,15 @@ def test_a_format_asked_for_is_the_one_applied(epc_format: EpcFormat) -> None:
 def test_a_value_the_binding_does_not_define_is_refused() -> None:
     with pytest.raises(UnknownEpcFormat, match="Always_URN"):
         parse_epc_format("Always_URN")
+
+
+def test_an_event_whose_epcs_all_stay_as_they_are_is_returned_itself() -> None:
+    event = {"epcList": ["urn:epc:id:bic:CSQU3054383"], "readPoint": {"id": "urn:ex:door"}}
+    assert epcs_in_format(event, lambda epc: epc) is event
+
+
+def test_converting_an_event_leaves_the_event_as_it_was() -> None:
+    before = copy.deepcopy(EVENT)
+    converted = as_links(EVENT)
+    assert before == EVENT
+    assert converted != EVENT
