@@ -41,6 +41,7 @@ from projections.epcis.terms import (
     READ_POINT,
     TermIds,
 )
+from projections.epcis.walked_keys import walked_page
 
 _ORDER_COLUMN = {
     "position": "e.position",
@@ -358,11 +359,17 @@ class EpcisEventReader:
         if len(found_rows) > DRIVEN_LIMIT:
             return None
         selected = sorted({int(r[0]) for r in found_rows})
-        fields = terms.field_numbers("", query.order_field, (FIELD,)).get(FIELD, [])
-        key_params: list[Any] = []
-        positions = any_of(self._db.dialect, "s.position", selected, key_params)
-        rows = conn.fetchall(driven_keys_sql(positions, fields, key_params), key_params)
-        page = driven_page(selected, rows, limit, query.descending, after)
+        held = terms.field_numbers("", query.order_field, (FIELD, FIELD_TEXTS))
+        fields = held.get(FIELD, [])
+        # A large selection's page is found sooner along the field's numbers, where the
+        # field has only numbers (walked_keys.py).
+        texts = FIELD_TEXTS in held
+        page = walked_page(conn, fields, texts, selected, limit, query.descending, after)
+        if page is None:
+            key_params: list[Any] = []
+            positions = any_of(self._db.dialect, "s.position", selected, key_params)
+            rows = conn.fetchall(driven_keys_sql(positions, fields, key_params), key_params)
+            page = driven_page(selected, rows, limit, query.descending, after)
         if not page:
             return []
         found: list[Any] = []

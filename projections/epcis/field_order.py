@@ -52,7 +52,8 @@ def row_sort_key(kind: int, number: float | None, text: str | None) -> float | s
     return NO_VALUE
 
 
-def _kind(key: int | float | str) -> int:
+def key_kind(key: int | float | str) -> int:
+    """The kind of a sort key: NONE, NUMBER or TEXT."""
     if isinstance(key, str):
         return TEXT
     return NONE if key == NO_VALUE else NUMBER
@@ -88,7 +89,7 @@ def field_order_stages(
     `NUMBER` and `TEXT` some event holds a value of (a walk of the other finds nothing).
     """
     # Which kinds are still to come after the cursor, in the order asked.
-    at = _kind(after[0]) if after is not None else None
+    at = key_kind(after[0]) if after is not None else None
     order = [TEXT, NUMBER, NONE] if descending else [NUMBER, TEXT, NONE]
     left = order if at is None else order[order.index(at) :]
     stage = _Stage(fields, where, where_params, limit, descending, after)
@@ -251,7 +252,8 @@ class _Stage:
 #: field's values in order (`field_order_stages`). A walk stops after a page when the
 #: values it meets are mostly selected, but with a selective filter PostgreSQL hashes
 #: every value of the field to find the few selected (one carrier in 1,000,000 events:
-#: 4,693 events, the field's 240,000 values).
+#: 4,693 events, the field's 240,000 values). A large selection of a field of numbers
+#: walks them itself first (walked_keys.py).
 DRIVEN_LIMIT = 10_000
 
 
@@ -297,7 +299,7 @@ def driven_page(
         else:
             keyed[NONE].append((0, position))
     order = [TEXT, NUMBER, NONE] if descending else [NUMBER, TEXT, NONE]
-    at = _kind(after[0]) if after is not None else None
+    at = key_kind(after[0]) if after is not None else None
     page: list[tuple[int, int, float | None, str | None]] = []
     for kind in order if at is None else order[order.index(at) :]:
         group = sorted(keyed[kind], reverse=descending)

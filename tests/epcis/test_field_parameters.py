@@ -265,6 +265,25 @@ PAGINGS = [
 ]
 
 
+async def serials_page_by_page(client: Client, params: dict[str, str], per_page: int) -> list[str]:
+    """The serials of the first EPC of the events `params` select, following every page of
+    `per_page` events."""
+    params = {**params, "perPage": str(per_page)}
+    seen: list[str] = []
+    while True:
+        answer = await client.get("/v2/epcis/events", params=params, headers=AUTH)
+        assert answer.status == 200, await answer.text()
+        body = await answer.json()
+        page = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
+        assert len(page) <= per_page
+        # The serial is the name, whether the EPC is written as a URN or a Digital Link.
+        seen.extend(re.split(r"[./]", e["epcList"][0])[-1] for e in page)
+        link = answer.headers.get("Link")
+        if link is None:
+            return seen
+        params["nextPageToken"] = link[link.index("nextPageToken=") + 14 : link.index(">")]
+
+
 @pytest.mark.parametrize(("reading", "per_page"), PAGINGS)
 @pytest.mark.parametrize("direction", ["ASC", "DESC"])
 async def test_pages_ordered_by_a_field_hold_every_event_once_in_order(
@@ -290,25 +309,8 @@ async def test_pages_ordered_by_a_field_hold_every_event_once_in_order(
         context=[CONTEXT, {"ex": NS}],
     )
     assert (await capture(client, doc)).status == 201
-    seen: list[str] = []
-    params = {
-        "orderBy": "ex:reading",
-        "orderDirection": direction,
-        "perPage": str(per_page),
-        **selecting,
-    }
-    while True:
-        answer = await client.get("/v2/epcis/events", params=params, headers=AUTH)
-        assert answer.status == 200, await answer.text()
-        body = await answer.json()
-        page = body["epcisBody"]["queryResults"]["resultsBody"]["eventList"]
-        assert len(page) <= per_page
-        # The serial is the name, whether the EPC is written as a URN or a Digital Link.
-        seen.extend(re.split(r"[./]", e["epcList"][0])[-1] for e in page)
-        link = answer.headers.get("Link")
-        if link is None:
-            break
-        params["nextPageToken"] = link[link.index("nextPageToken=") + 14 : link.index(">")]
+    params = {"orderBy": "ex:reading", "orderDirection": direction, **selecting}
+    seen = await serials_page_by_page(client, params, per_page)
     # Ties keep the log order in either direction: reversed, they reverse too.
     if direction == "ASC":
         assert seen == MIXED_KEYED_ASC + MIXED_KEYLESS

@@ -1,0 +1,90 @@
+"""A page ordered by a field's numbers for a large selection is read by walking the
+field's number index (projections/epcis/walked_keys.py): the same pages, in the same
+order, as reading every selected event's key. Forced here on a small selection, in
+chunks of two index entries, so every page crosses chunks."""
+
+from typing import Any
+
+import pytest
+
+from projections.epcis import event_reader, walked_keys
+from tests.epcis.documents import CONTEXT, document, object_event
+from tests.epcis.test_capture import capture
+from tests.epcis.test_field_parameters import NS, Client, serials_page_by_page
+
+#: Numbers only, by event in capture order: several values an event (its key is the
+#: least, though a descending walk meets its largest first), ties, and events without one.
+NUMBERS = [
+    ("n1", 7),
+    ("x1", None),
+    ("n2", [2, 2]),
+    ("n3", 7),
+    ("n4", -1.5),
+    ("n5", [30, 1]),
+    ("n6", [9, 3]),
+    ("x2", None),
+    ("n7", 3),
+    ("n8", 30),
+]
+KEYED_ASC = ["n4", "n5", "n2", "n6", "n7", "n1", "n3", "n8"]
+KEYLESS = ["x1", "x2"]
+
+
+@pytest.fixture
+def walked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every selection walks, two index entries at a time; the pages the walk gave."""
+    monkeypatch.setattr(walked_keys, "WALK_FROM", 0)
+    monkeypatch.setattr(walked_keys, "CHUNK", 2)
+    pages: list[int] = []
+    original = walked_keys.walked_page
+
+    def noting(*args: Any) -> Any:
+        page = original(*args)
+        if page is not None:
+            pages.append(len(page))
+        return page
+
+    monkeypatch.setattr(event_reader, "walked_page", noting)
+    return pages
+
+
+async def ordered(client: Client, direction: str, per_page: int) -> list[str]:
+    """Every page of the selected events ordered by `ex:reading`, the events' names."""
+    doc = document(
+        *[
+            object_event(
+                epcList=[f"urn:epc:id:sgtin:4012345.011111.{name}"],
+                **({} if value is None else {"ex:reading": value}),
+            )
+            for name, value in NUMBERS
+        ],
+        context=[CONTEXT, {"ex": NS}],
+    )
+    assert (await capture(client, doc)).status == 201
+    params = {"orderBy": "ex:reading", "orderDirection": direction, "eventType": "ObjectEvent"}
+    return await serials_page_by_page(client, params, per_page)
+
+
+@pytest.mark.parametrize("per_page", [1, 3, 20])
+async def test_walked_pages_hold_every_event_once_in_ascending_order(
+    client: Client, walked: list[int], per_page: int
+) -> None:
+    assert await ordered(client, "ASC", per_page) == KEYED_ASC + KEYLESS
+
+
+@pytest.mark.parametrize("per_page", [1, 3, 20])
+async def test_walked_pages_hold_every_event_once_in_descending_order(
+    client: Client, walked: list[int], per_page: int
+) -> None:
+    assert await ordered(client, "DESC", per_page) == KEYED_ASC[::-1] + KEYLESS[::-1]
+
+
+@pytest.mark.parametrize("direction", ["ASC", "DESC"])
+async def test_the_pages_of_numbers_come_from_the_walk(
+    client: Client, walked: list[int], direction: str
+) -> None:
+    await ordered(client, direction, 3)
+    # Eight events with a number, three a page (each read with one more, to know that
+    # another page follows): the third page runs into the events without one, which the
+    # walk leaves to every selected event's key.
+    assert walked == [4, 4]
