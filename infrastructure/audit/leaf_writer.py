@@ -25,6 +25,15 @@ _FILL_BATCH = 5000
 HASH_SIZE = 32
 
 
+def newest_run(table: str) -> str:
+    """The newest run of leaves in `table`: its first index and position, and `leaves`,
+    how many it holds (no row while the tree is empty)."""
+    return (
+        f"SELECT first_index, first_position, length(hashes) / {HASH_SIZE} AS leaves"
+        f" FROM {table} ORDER BY first_index DESC LIMIT 1"
+    )
+
+
 def _values(row: Any) -> tuple[Any, ...]:
     # eventsourcing's PostgreSQL cursors give dicts, the others tuples or sqlite3.Row.
     return tuple(row.values()) if isinstance(row, dict) else tuple(row)
@@ -62,11 +71,7 @@ class LeafWriter:
             log, position, mark = f"{prefix}tracepoint_events", "notification_id", "%s"
         else:
             self.leaves, log, position, mark = "audit_leaves", "stored_events", "rowid", "?"
-        # The newest run: its first index and position, and how many leaves it holds.
-        self._last = (
-            f"SELECT first_index, first_position, length(hashes) / {HASH_SIZE}"
-            f" FROM {self.leaves} ORDER BY first_index DESC LIMIT 1"
-        )
+        self._last = newest_run(self.leaves)
         gap = f"SELECT 1 FROM {log} WHERE {position} > {{after}} AND {position} < {mark}"
         self._gap = gap.format(after=mark)
         self._entries = (
@@ -77,11 +82,9 @@ class LeafWriter:
         # entries before them lack a leaf (then no row, and `append` fills the gap first):
         # one round trip for an append, where a check and an insert took two.
         self._append_after_newest = (
-            f"WITH newest AS (SELECT first_index + length(hashes) / {HASH_SIZE} AS next_index,"
-            f" first_position + length(hashes) / {HASH_SIZE} - 1 AS last_position"
-            f" FROM {self.leaves} ORDER BY first_index DESC LIMIT 1),"
-            " base AS (SELECT COALESCE((SELECT next_index FROM newest), 0) AS next_index,"
-            " COALESCE((SELECT last_position FROM newest), 0) AS last_position)"
+            f"WITH newest AS ({self._last}),"
+            " base AS (SELECT COALESCE((SELECT first_index + leaves FROM newest), 0) AS next_index,"
+            " COALESCE((SELECT first_position + leaves - 1 FROM newest), 0) AS last_position)"
             f" INSERT INTO {self.leaves} (first_index, first_position, hashes)"
             " SELECT base.next_index + run.run_offset, run.first_position, run.hashes"
             " FROM base, unnest(%s::bigint[], %s::bigint[], %s::bytea[])"

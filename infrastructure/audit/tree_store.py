@@ -8,7 +8,7 @@ from typing import Any
 from domain.audit.entries import StoredEntry
 from domain.audit.heads import TreeHead
 from domain.audit.merkle import node_hash, perfect_of
-from infrastructure.audit.leaf_writer import HASH_SIZE, LeafWriter
+from infrastructure.audit.leaf_writer import HASH_SIZE, LeafWriter, newest_run
 from infrastructure.database import Connection, Database
 from infrastructure.event_store import log_position, log_table
 
@@ -177,11 +177,8 @@ def _head(row: Sequence[Any]) -> TreeHead:
 
 
 def _size(conn: Connection) -> int:
-    row = conn.fetchone(
-        f"SELECT first_index, length(hashes) / {HASH_SIZE} FROM audit_leaves"
-        " ORDER BY first_index DESC LIMIT 1"
-    )
-    return 0 if row is None else int(row[0]) + int(row[1])
+    row = conn.fetchone(newest_run("audit_leaves"))
+    return 0 if row is None else int(row[0]) + int(row[2])
 
 
 def _leaf_range(conn: Connection, start: int, end: int) -> list[tuple[int, int, bytes]]:

@@ -271,6 +271,23 @@ def driven_keys_sql(positions_condition: str, fields: Sequence[int], params: lis
     )
 
 
+def least_values(
+    rows: Sequence[tuple[int, float | None, str | None]],
+) -> tuple[dict[int, float], dict[int, str]]:
+    """Each event's least number (or instant) and least text, of its field's `rows`
+    (`driven_keys_sql`)."""
+    numbers: dict[int, float] = {}
+    texts: dict[int, str] = {}
+    for position, number, text in rows:
+        if number is not None:
+            number = float(number)
+            if position not in numbers or number < numbers[position]:
+                numbers[position] = number
+        elif text is not None and (position not in texts or text < texts[position]):
+            texts[position] = text
+    return numbers, texts
+
+
 def driven_page(
     positions: Sequence[int],
     rows: Sequence[tuple[int, float | None, str | None]],
@@ -281,15 +298,7 @@ def driven_page(
     """The page `(position, kind, number, text)` of the selected events `positions`,
     given their field's `rows` (`driven_keys_sql`), in the order and after the cursor of
     `field_order_stages`."""
-    numbers: dict[int, float] = {}
-    texts: dict[int, str] = {}
-    for position, number, text in rows:
-        if number is not None:
-            number = float(number)
-            if position not in numbers or number < numbers[position]:
-                numbers[position] = number
-        elif text is not None and (position not in texts or text < texts[position]):
-            texts[position] = text
+    numbers, texts = least_values(rows)
     keyed: dict[int, list[tuple[Any, int]]] = {NUMBER: [], TEXT: [], NONE: []}
     for position in positions:
         if position in numbers:

@@ -21,7 +21,7 @@ from typing import Any
 
 from infrastructure.database import Connection
 from infrastructure.sql_conditions import any_of
-from projections.epcis.field_order import NUMBER, driven_keys_sql, key_kind
+from projections.epcis.field_order import NUMBER, driven_keys_sql, key_kind, least_values
 
 #: Selections smaller than this read every event's key: the probes cost less.
 WALK_FROM = 1_000
@@ -109,11 +109,8 @@ def _walk_sql(
 def _least_numbers(conn: Connection, field: int, positions: list[int]) -> dict[int, float]:
     params: list[Any] = []
     condition = any_of(conn.dialect, "s.position", positions, params)
-    least: dict[int, float] = {}
-    for position, number, _ in conn.fetchall(driven_keys_sql(condition, [field], params), params):
-        if number is not None and (position not in least or float(number) < least[position]):
-            least[int(position)] = float(number)
-    return least
+    rows = conn.fetchall(driven_keys_sql(condition, [field], params), params)
+    return least_values([(int(p), n, t) for p, n, t in rows])[0]
 
 
 def _has_instants(conn: Connection, field: int) -> bool:
