@@ -15,6 +15,7 @@ from domain.epcis.sensor_terms import ElementRow, ReportRow, sensor_rows
 from domain.epcis.timestamps import timestamp_micros
 from domain.epcis.units import in_si
 from domain.gs1 import canonical_epc
+from domain.gs1.link_to_urn import spelled_prefix_lengths
 
 _EPC_ROLES = (
     ("epcList", "epc"),
@@ -58,6 +59,9 @@ class EventTerms:
     sensor_reports: list[ReportRow] = field(default_factory=list)
     #: (set or unset, canonical disposition) of persistentDisposition
     persistent: list[tuple[str, str]] = field(default_factory=list)
+    #: Canonical EPC or class → the length of its company prefix, where the event's
+    #: spelling tells it (see `spelled_prefix_lengths`): how the trace spells it back.
+    prefix_lengths: dict[str, int] = field(default_factory=dict)
 
     def __reduce__(self) -> tuple[type["EventTerms"], tuple[Any, ...]]:
         # Terms cross process boundaries by the thousand; as plain arguments they pickle
@@ -96,17 +100,22 @@ def event_terms(event: Mapping[str, Any], namespaces: dict[str, str]) -> EventTe
         biz_location=_place(event.get("bizLocation")),
         transformation_id=_text(event.get("transformationID")),
     )
+    spelled: list[tuple[str, str]] = []
     parent = event.get("parentID")
     if isinstance(parent, str):
-        terms.epcs.append(("parent", canonical_epc(parent)))
+        spelled.append((parent, canonical_epc(parent)))
+        terms.epcs.append(("parent", spelled[-1][1]))
     for key, role in _EPC_ROLES:
         for epc in event.get(key) or ():
             if isinstance(epc, str):
-                terms.epcs.append((role, canonical_epc(epc)))
+                spelled.append((epc, canonical_epc(epc)))
+                terms.epcs.append((role, spelled[-1][1]))
     for key, role in _QUANTITY_ROLES:
         for element in event.get(key) or ():
             if isinstance(element, Mapping) and isinstance(element.get("epcClass"), str):
                 terms.quantities.append(_quantity(role, element))
+                spelled.append((element["epcClass"], terms.quantities[-1][1]))
+    terms.prefix_lengths = spelled_prefix_lengths(spelled)
     for transaction in event.get("bizTransactionList") or ():
         if isinstance(transaction, Mapping) and isinstance(transaction.get("bizTransaction"), str):
             terms.biz_transactions.append(

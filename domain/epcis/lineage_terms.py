@@ -5,7 +5,7 @@ spelling of an EPC meets the others; beside each, the EPC URN where the event le
 be told (an EPC written as a URN says where its company prefix ends).
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -13,7 +13,7 @@ from domain.epcis.index_terms import EventTerms
 from domain.gs1 import canonical_epc
 from domain.gs1.digital_link import GS1_RESOLVER, SHORT_NAMES, digital_link_key_path
 from domain.gs1.epc import gs1_key_path
-from domain.gs1.link_to_urn import CompanyPrefixes, company_prefix_length, epc_urn
+from domain.gs1.link_to_urn import CompanyPrefixes, epc_urn
 
 CONTAINED_IN = "contained_in"
 ASSOCIATED_WITH = "associated_with"
@@ -38,7 +38,8 @@ LOT_NUMBER_FIELDS = frozenset(
 
 class Link(NamedTuple):
     """A lasting relation one event makes from `source` to `target` (canonical ids), with
-    the length of each one's company prefix where the event tells it (by a URN)."""
+    the length of each one's company prefix where the event tells it: `member_of`, for
+    a parent's children are its event's EPC rows (see `lineage_terms`)."""
 
     relation: str
     source: str
@@ -75,15 +76,6 @@ class LineageTerms:
         # Lineage rows come back from the analysis workers by the thousand: as plain
         # arguments of tuples they unpickle several times faster than dataclasses.
         return (LineageTerms, (self.links, self.ends, self.transformed))
-
-
-def company_prefix(urn: str) -> str | None:
-    """The company prefix an EPC URN (`urn:epc:id:sgtin:4012345.011111.1`) spells out."""
-    if not urn.startswith("urn:epc:"):
-        return None
-    body = urn.rsplit(":", 1)[-1]
-    head = body.split(".", 1)[0]
-    return head if head.isdigit() else None
 
 
 def urn_of(canonical: str, prefixes: CompanyPrefixes) -> str | None:
@@ -145,12 +137,12 @@ def _classes(elements: Any) -> list[str]:
 
 
 class _Namer:
-    """Canonical ids and URNs of the identifiers of one event."""
+    """Canonical ids of the identifiers of one event, with the length of each one's
+    company prefix where its spelling told it (found with the index terms)."""
 
-    def __init__(self, spellings: Iterable[str], canonicals: Mapping[str, str]) -> None:
-        self._spellings = spellings
+    def __init__(self, canonicals: Mapping[str, str], lengths: Mapping[str, int]) -> None:
         self._canonicals = canonicals
-        self._prefixes: CompanyPrefixes | None = None
+        self._lengths = lengths
 
     def canonical(self, spelling: str) -> str:
         """The canonical id of `spelling`."""
@@ -158,14 +150,7 @@ class _Namer:
 
     def __call__(self, spelling: str) -> tuple[str, int | None]:
         canonical = self.canonical(spelling)
-        if spelling.startswith("urn:"):
-            prefix = company_prefix(spelling)
-            return canonical, None if prefix is None else len(prefix)
-        # A Digital Link does not say where its company prefix ends; the event's URNs may.
-        if self._prefixes is None:
-            found = (company_prefix(s) for s in self._spellings)
-            self._prefixes = CompanyPrefixes(p for p in found if p)
-        return canonical, company_prefix_length(canonical, self._prefixes)
+        return canonical, self._lengths.get(canonical)
 
 
 def _canonicals(event: Mapping[str, Any], indexed: EventTerms) -> dict[str, str]:
@@ -240,17 +225,14 @@ def lineage_terms(event: Mapping[str, Any], indexed: EventTerms) -> LineageTerms
     spellings = [*children, *inputs, *outputs, *items]
     if isinstance(parent, str):
         spellings.append(parent)
-    name = _Namer(spellings, _canonicals(event, indexed))
+    name = _Namer(_canonicals(event, indexed), indexed.prefix_lengths)
     relation = PARENT_RELATIONS.get(str(event_type))
-    if relation is not None and isinstance(parent, str):
-        parent_id, parent_prefix = name(parent)
-        if action in ("ADD", "OBSERVE"):
-            for child in children:
-                child_id, child_prefix = name(child)
-                terms.links.append(Link(relation, child_id, parent_id, child_prefix, parent_prefix))
-        elif action == "DELETE":
-            ended: list[str | None] = [name(child)[0] for child in children]
-            terms.ends.extend(End(relation, parent_id, c) for c in ended or [None])
+    # What an ADD or OBSERVE puts into its parent is read from the event's EPC and class
+    # rows (their roles `child` and `parent`), not kept a second time; a DELETE's end is.
+    if relation is not None and isinstance(parent, str) and action == "DELETE":
+        parent_id = name.canonical(parent)
+        ended: list[str | None] = [name.canonical(child) for child in children]
+        terms.ends.extend(End(relation, parent_id, c) for c in ended or [None])
     if event_type == "TransformationEvent":
         for side, spelled in (("input", inputs), ("output", outputs)):
             for item in spelled:

@@ -5,7 +5,7 @@ the way back needs the prefixes of the companies (GS1's own length table, or the
 organisations a repository knows). No length is ever guessed: without one there is no URN.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from urllib.parse import unquote
 
 from domain.gs1.digital_link import digital_link_key_path
@@ -139,6 +139,37 @@ def company_prefix_length(uri: str, prefixes: CompanyPrefixes) -> int | None:
         return None
     key, _, rest = path.partition("/")
     return prefixes.length(_prefix_digits(key, rest.split("/", 1)[0]))
+
+
+def company_prefix(urn: str) -> str | None:
+    """The company prefix an EPC URN (`urn:epc:id:sgtin:4012345.011111.1`) spells out."""
+    if not urn.startswith("urn:epc:"):
+        return None
+    body = urn.rsplit(":", 1)[-1]
+    head = body.split(".", 1)[0]
+    return head if head.isdigit() else None
+
+
+def spelled_prefix_lengths(spelled: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """The length of the company prefix of each identifier (spelling, canonical id) whose
+    spelling tells it: an EPC URN says where its prefix ends; a Digital Link does not, but
+    the prefixes of the URNs beside it may start its key."""
+    lengths: dict[str, int] = {}
+    prefixes: set[str] = set()
+    links: list[str] = []
+    for spelling, canonical in spelled:
+        if not spelling.startswith("urn:"):
+            links.append(canonical)
+        elif (prefix := company_prefix(spelling)) is not None:
+            lengths[canonical] = len(prefix)
+            prefixes.add(prefix)
+    if links and prefixes:
+        known = CompanyPrefixes(prefixes)
+        for canonical in links:
+            length = company_prefix_length(canonical, known)
+            if length is not None:
+                lengths.setdefault(canonical, length)
+    return lengths
 
 
 def company_prefix_at(uri: str, length: int) -> str | None:

@@ -101,16 +101,18 @@ SCHEMA: tuple[Statement, ...] = (
         event_id {key_text} NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS epcis_event_corrections_event_id"
     " ON epcis_event_corrections (event_id, position)",
-    # `role`: the number of the EPC's role (epc_roles.py), as in epcis_event_quantities.
+    # `role`: the number of the EPC's role (epc_roles.py), as in epcis_event_quantities;
+    # `prefix`: the length of its company prefix where the event's spelling told it, for
+    # the trace, which reads a parent's children from these rows.
     # SQLite keeps the rows in position order, as the table's key (an event's EPCs are
     # read by position): no rowids and no index of positions beside them, ~50 bytes an
     # event less. PostgreSQL keeps a table apart from any index, so it has the index.
     {
         "sqlite": "CREATE TABLE IF NOT EXISTS epcis_event_epcs (position INTEGER NOT NULL,"
-        " role INTEGER NOT NULL, epc TEXT NOT NULL, PRIMARY KEY (position, role, epc))"
-        " WITHOUT ROWID",
+        " role INTEGER NOT NULL, epc TEXT NOT NULL, prefix INTEGER,"
+        " PRIMARY KEY (position, role, epc)) WITHOUT ROWID",
         "postgresql": "CREATE TABLE IF NOT EXISTS epcis_event_epcs (position BIGINT NOT NULL,"
-        ' role SMALLINT NOT NULL, epc TEXT COLLATE "C" NOT NULL)',
+        ' role SMALLINT NOT NULL, prefix SMALLINT, epc TEXT COLLATE "C" NOT NULL)',
     },
     "CREATE INDEX IF NOT EXISTS epcis_event_epcs_epc ON epcis_event_epcs (epc, role, position)",
     {
@@ -125,7 +127,8 @@ SCHEMA: tuple[Statement, ...] = (
         quantity {real},
         uom TEXT,
         dimension TEXT,
-        si_quantity {real})""",
+        si_quantity {real},
+        prefix SMALLINT)""",
     # `*_quantity_<uom>` compares in SI within a dimension.
     "CREATE INDEX IF NOT EXISTS epcis_event_quantities_si"
     " ON epcis_event_quantities (dimension, si_quantity, position) WHERE dimension IS NOT NULL",
@@ -256,7 +259,8 @@ class EpcisEventsProjection(Projection):
     # 6: which fields hold texts and which numbers (terms.FIELD_TEXTS, FIELD_NUMBERS).
     # 7: roles of EPCs and classes as numbers (epc_roles.py); an event's capturing
     #    account as a term (terms.ACCOUNT), where its capture's ID took ~37 bytes a row.
-    revision = 7
+    # 8: the company prefix length of EPCs and classes, for the trace (lineage_reader.py).
+    revision = 8
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
@@ -317,15 +321,16 @@ class EpcisEventsProjection(Projection):
             if terms.sensor_elements:
                 sensors.append((position, terms))
             # Once each: an EPC listed twice in one role is one row (SQLite's key).
+            lengths = terms.prefix_lengths
             epcs.extend(
                 dict.fromkeys(
-                    (position, ROLE_NUMBERS[role], stored_id(epc))
+                    (position, ROLE_NUMBERS[role], stored_id(epc), lengths.get(epc))
                     for role, epc in terms.epcs
                     if _fits(epc)
                 )
             )
             quantities.extend(
-                (position, ROLE_NUMBERS[row[0]], stored_id(row[1]), *row[2:])
+                (position, ROLE_NUMBERS[row[0]], stored_id(row[1]), *row[2:], lengths.get(row[1]))
                 for row in terms.quantities
                 if _fits(row[1])
             )
@@ -345,10 +350,19 @@ class EpcisEventsProjection(Projection):
                     fields.append((position, field, text, number, instant))
         numbers = term_numbers(conn, wanted)
         conn.insert_many("epcis_events", EVENT_COLUMNS, _numbered(events_rows, numbers))
-        conn.insert_many("epcis_event_epcs", ("position", "role", "epc"), epcs)
+        conn.insert_many("epcis_event_epcs", ("position", "role", "epc", "prefix"), epcs)
         conn.insert_many(
             "epcis_event_quantities",
-            ("position", "role", "epc_class", "quantity", "uom", "dimension", "si_quantity"),
+            (
+                "position",
+                "role",
+                "epc_class",
+                "quantity",
+                "uom",
+                "dimension",
+                "si_quantity",
+                "prefix",
+            ),
             quantities,
         )
         conn.insert_many(

@@ -22,7 +22,9 @@ from projections.epcis.stored_ids import stored_id
 from projections.projection import Projection
 
 SCHEMA = (
-    # contained_in and associated_with (child → parent), member_of (instance → lot).
+    # member_of (instance → lot). contained_in and associated_with (child → parent) are
+    # the `child` and `parent` rows of their event in epcis_event_epcs and
+    # epcis_event_quantities: kept there once, not again here.
     """CREATE TABLE IF NOT EXISTS epcis_lineage_links (
         position {bigint} NOT NULL,
         relation SMALLINT NOT NULL,
@@ -81,7 +83,9 @@ class LineageProjection(Projection):
     # 1: identifiers are held without the GS1 resolver (stored_ids.py).
     # 2: the length of an identifier's company prefix instead of its URN.
     # 3: relations as numbers.
-    revision = 3
+    # 4: no rows for what an aggregation or association puts into its parent: the trace
+    #    reads them from the event's EPC and class rows (lineage_reader.py).
+    revision = 4
     tables = TABLES
 
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:

@@ -9,23 +9,30 @@ from domain.epcis.event_query import EventQuery
 from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF, TRANSFORMED_INTO
 from infrastructure.database import Connection, Database
 from infrastructure.sql_conditions import any_of, chunks
+from projections.epcis.epc_roles import ROLE_NUMBERS
 from projections.epcis.event_keys import event_id_of
 from projections.epcis.event_reader import scope_condition
 from projections.epcis.lineage import RELATION_CODES, RELATIONS
 from projections.epcis.stored_ids import canonical_id, stored_id
 from projections.epcis.terms import (
+    ACTION,
     BIZ_LOCATION,
     BIZ_STEP,
     COLUMNS,
     DISPOSITION,
+    EVENT_TYPE,
     READ_POINT,
     TermIds,
+    held_in,
 )
 
 #: Identifiers per statement: one array (PostgreSQL) or JSON text (SQLite) parameter.
 _CHUNK = 10_000
 
 _COLUMNS = "relation, source, target, source_prefix, target_prefix, position, event_time"
+#: The tables of an event's EPCs and classes, each with its identifier column.
+_IDENTIFIER_ROWS = (("epcis_event_epcs", "epc"), ("epcis_event_quantities", "epc_class"))
+_ASSOCIATION = ("AssociationEvent", EVENT_TYPE)
 #: The texts of an event's step, disposition and places (see projections/epcis/terms.py).
 _STATE_TERMS = "".join(
     f" LEFT JOIN epcis_terms {alias} ON {alias}.id = e.{COLUMNS[kind]}"
@@ -92,6 +99,31 @@ def _declared(alias: str) -> str:
     )
 
 
+def _standing(at: int, readable: _Scope, params: list[Any]) -> list[str]:
+    """The conditions that the event `epcis_events e` happened at or before `at`, is no
+    error declaration, was not retracted by one and is one the caller may read."""
+    params.append(at)
+    where = ["e.event_time <= ?", "e.declaration_time IS NULL", _declared("e")]
+    if readable is not None:
+        where.append(readable[0])
+        params.extend(readable[1])
+    return where
+
+
+def _containment_terms(conn: Connection) -> dict[tuple[str, int], list[int]]:
+    """The term numbers of the event types and actions that put children into a parent,
+    by (value, kind); a term no event holds yet has none."""
+    rows = conn.fetchall(
+        "SELECT t.value, t.kind, t.id FROM epcis_terms t WHERE (t.kind = ? AND t.value IN (?, ?))"
+        " OR (t.kind = ? AND t.value IN (?, ?))",
+        [EVENT_TYPE, "AggregationEvent", "AssociationEvent", ACTION, "ADD", "OBSERVE"],
+    )
+    found: dict[tuple[str, int], list[int]] = {}
+    for value, kind, number in rows:
+        found.setdefault((str(value), int(kind)), []).append(int(number))
+    return found
+
+
 def _event_id(alias: str) -> str:
     return f"(SELECT e.event_id FROM epcis_events e WHERE e.position = {alias}.position)"
 
@@ -124,7 +156,7 @@ class LineageReader:
         rows: list[LinkRow] = []
         readable = _scope_sql(conn, scope)
         for part in chunks([stored_id(i) for i in frontier], _CHUNK):
-            sql, params = self._links_sql(part, downstream, at, readable, parents_only)
+            sql, params = self._links_sql(conn, part, downstream, at, readable, parents_only)
             found = conn.fetchall(sql, params)
             rows.extend(
                 LinkRow(
@@ -162,8 +194,54 @@ class LineageReader:
         ]
         return f"(SELECT MIN(n.event_time) FROM epcis_lineage_ends n WHERE {' AND '.join(where)})"
 
+    def _held(
+        self,
+        conn: Connection,
+        frontier: Sequence[str],
+        downstream: bool,
+        at: int,
+        readable: _Scope,
+        parents_only: bool,
+        params: list[Any],
+    ) -> str:
+        """A query of what the ADDs and OBSERVEs of aggregations (and associations, unless
+        `parents_only`) put into a parent, from (downstream) or into (upstream) the
+        `frontier`: each child row of such an event with its parent row, in the columns
+        of `_COLUMNS` and `event_id`."""
+        types = _containment_terms(conn)
+        aggregation = types.get(("AggregationEvent", EVENT_TYPE), [])
+        kinds = aggregation if parents_only else [*aggregation, *types.get(_ASSOCIATION, [])]
+        actions = [*types.get(("ADD", ACTION), []), *types.get(("OBSERVE", ACTION), [])]
+        relation = (
+            f"CASE WHEN {held_in('e.event_type_term', aggregation)}"
+            f" THEN {RELATION_CODES[CONTAINED_IN]} ELSE {RELATION_CODES[ASSOCIATED_WITH]} END"
+        )
+        selects = []
+        for table, column in _IDENTIFIER_ROWS:
+            where = [
+                any_of(
+                    self._db.dialect, f"c.{column}" if downstream else "p.epc", frontier, params
+                ),
+                f"c.role = {ROLE_NUMBERS['child']}",
+                # Unary plus: the frontier's identifiers drive the join, never every
+                # aggregation by its type's index (SQLite chose that, 400 times slower).
+                held_in("+e.event_type_term", kinds),
+                held_in("+e.action_term", actions),
+                *_standing(at, readable, params),
+            ]
+            selects.append(
+                f"SELECT {relation} AS relation, c.{column} AS source, p.epc AS target,"
+                " c.prefix AS source_prefix, p.prefix AS target_prefix, c.position AS position,"
+                f" e.event_time AS event_time, e.event_id AS event_id FROM {table} c"
+                " JOIN epcis_events e ON e.position = c.position"
+                f" JOIN epcis_event_epcs p ON p.position = c.position"
+                f" AND p.role = {ROLE_NUMBERS['parent']} WHERE {' AND '.join(where)}"
+            )
+        return " UNION ALL ".join(selects)
+
     def _links_sql(
         self,
+        conn: Connection,
         frontier: Sequence[str],
         downstream: bool,
         at: int,
@@ -173,20 +251,11 @@ class LineageReader:
         """One statement for a hop; its parameters in the order the text names them."""
         dialect = self._db.dialect
         params: list[Any] = []
-        near, far = ("source", "target") if downstream else ("target", "source")
+        far = "target" if downstream else "source"
         # Children and parents, ended by DELETEs.
         until = self._until("l", readable, params)
-        where = [any_of(dialect, f"l.{near}", frontier, params)]
-        relations = (CONTAINED_IN,) if parents_only else (CONTAINED_IN, ASSOCIATED_WITH)
-        where.append(f"l.relation IN ({', '.join('?' * len(relations))})")
-        params.extend(RELATION_CODES[r] for r in relations)
-        where.append("l.event_time <= ?")
-        params.append(at)
-        where.append(self._readable("l.position", readable, params))
-        selects = [
-            f"SELECT {_COLUMNS}, {_event_id('l')}, {until} FROM epcis_lineage_links l"
-            f" WHERE {' AND '.join(where)}"
-        ]
+        held = self._held(conn, frontier, downstream, at, readable, parents_only, params)
+        selects = [f"SELECT {_COLUMNS}, l.event_id, {until} FROM ({held}) l"]
         if parents_only:
             return selects[0], params
         # A lot's members (downstream) or an item's lot (upstream).
@@ -227,20 +296,11 @@ class LineageReader:
         for part in chunks(sorted(stored_id(i) for i in ids), _CHUNK):
             params: list[Any] = []
             selects = []
-            for table, column in (
-                ("epcis_event_epcs", "epc"),
-                ("epcis_event_quantities", "epc_class"),
-            ):
+            for table, column in _IDENTIFIER_ROWS:
                 where = [
                     any_of(self._db.dialect, f"x.{column}", part, params),
-                    "e.event_time <= ?",
-                    "e.declaration_time IS NULL",
-                    _declared("e"),
+                    *_standing(at, readable, params),
                 ]
-                params.append(at)
-                if readable is not None:
-                    where.append(readable[0])
-                    params.extend(readable[1])
                 selects.append(
                     f"SELECT x.{column}, e.position, e.event_id, e.event_time, bs.value,"
                     " d.value, bl.value, rp.value"

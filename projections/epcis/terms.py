@@ -155,7 +155,7 @@ class TermIds:
     ) -> str:
         """`epcis_events e` holds, as its `kind`, one of the terms `terms_where` selects
         (see `numbers`); or `column`, when given, does."""
-        return _held_in(column or f"e.{COLUMNS[kind]}", self.numbers(kind, terms_where, params))
+        return held_in(column or f"e.{COLUMNS[kind]}", self.numbers(kind, terms_where, params))
 
     def field_numbers(
         self, scope: str, names: Sequence[str], kinds: Sequence[int] = (FIELD,)
@@ -169,7 +169,7 @@ class TermIds:
 
     def fields(self, column: str, scope: str, names: Sequence[str]) -> str:
         """`column` holds one of the fields `names` of `scope`."""
-        return _held_in(column, self.field_numbers(scope, names).get(FIELD, []))
+        return held_in(column, self.field_numbers(scope, names).get(FIELD, []))
 
     def any_of(self, kind: int, values: Sequence[str]) -> str:
         """`epcis_events e` holds one of `values` as its `kind`."""
@@ -182,6 +182,6 @@ class TermIds:
         return self.condition(kind, any_glob(self.dialect, "t.value", globs, params), params)
 
 
-def _held_in(column: str, numbers: Sequence[int]) -> str:
+def held_in(column: str, numbers: Sequence[int]) -> str:
     """`column` holds one of the term `numbers` (written as literals; none: never)."""
     return f"{column} IN ({', '.join(str(n) for n in numbers)})" if numbers else "1 = 0"

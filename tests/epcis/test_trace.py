@@ -335,3 +335,35 @@ async def test_an_event_retracted_by_an_error_declaration_makes_no_edge(client: 
     answer = await trace(client, epc=CASE)
     assert answer["edges"] == []
     assert node(answer, CASE)["eventTime"] is None
+
+
+async def test_a_class_packed_by_quantity_is_in_its_parent_both_ways(client: Client) -> None:
+    juice = [{"epcClass": JUICE, "quantity": 2, "uom": "LTR"}]
+    await capture(client, document(aggregation_event(PALLET, [CASE], childQuantityList=juice)))
+    assert edges(await trace(client, epc=JUICE, direction="downstream")) == {
+        (JUICE, "contained_in", PALLET)
+    }
+    assert edges(await trace(client, epc=PALLET, direction="upstream")) == {
+        (JUICE, "contained_in", PALLET),
+        (CASE, "contained_in", PALLET),
+    }
+
+
+async def test_a_child_spelled_as_a_digital_link_takes_the_prefix_of_a_urn_beside_it(
+    client: Client,
+) -> None:
+    # The item's company (5412345) is named by its event alone: by the URN of another
+    # child, which the trace does not reach.
+    child = "https://id.gs1.org/01/05412345000013/21/9"
+    sibling = "urn:epc:id:sgtin:5412345.000001.8"
+    await capture(client, document(aggregation_event(PALLET, [child, sibling])))
+    answer = await trace(client, epc=child, direction="downstream")
+    assert edges(answer) == {("urn:epc:id:sgtin:5412345.000001.9", "contained_in", PALLET)}
+
+
+async def test_an_observed_aggregation_holds_its_children_and_a_delete_holds_none(
+    client: Client,
+) -> None:
+    await capture(client, document(aggregation_event(PALLET, [CASE], action="OBSERVE")))
+    await capture(client, document(aggregation_event(CASE, [ITEM_1], action="DELETE")))
+    assert edges(await trace(client, epc=CASE)) == {(CASE, "contained_in", PALLET)}

@@ -64,12 +64,26 @@ def test_a_commissioned_item_is_a_member_of_its_ilmd_lot() -> None:
 
 def test_a_link_keeps_the_company_prefixes_its_event_spelled() -> None:
     event = {
+        "type": "ObjectEvent",
+        "action": "ADD",
+        "epcList": [
+            "https://id.gs1.org/01/04012345111118/21/9",
+            "urn:epc:id:sgtin:4012345.011111.10",
+        ],
+        "ilmd": {"cbvmda:lotNumber": "L1"},
+    }
+    first, second = lineage_terms(event).links
+    assert (first.source_prefix, first.target_prefix) == (7, 7)
+    assert epc_urn_at(first.source, 7) == "urn:epc:id:sgtin:4012345.011111.9"
+    assert epc_urn_at(first.target, 7) == "urn:epc:class:lgtin:4012345.011111.L1"
+    assert second.target == first.target
+
+
+def test_what_an_aggregation_adds_makes_no_link_of_its_own() -> None:
+    event = {
         "type": "AggregationEvent",
         "action": "ADD",
         "parentID": PALLET,
-        "childEPCs": ["https://id.gs1.org/01/04012345111118/21/9"],
+        "childEPCs": ["urn:epc:id:sgtin:4012345.011111.9"],
     }
-    (link,) = lineage_terms(event).links
-    assert (link.source_prefix, link.target_prefix) == (7, 7)
-    assert epc_urn_at(link.source, 7) == "urn:epc:id:sgtin:4012345.011111.9"
-    assert epc_urn_at(link.target, 7) == PALLET
+    assert lineage_terms(event) == LineageTerms()
