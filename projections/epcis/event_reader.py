@@ -436,12 +436,17 @@ class EpcisEventReader:
         order = f"{column} {direction}" + (
             f", e.position {direction}" if query.order_by != "position" else ""
         )
+        # The page's positions first, then only its rows and log entries: where an index
+        # holds every column the conditions name (a place's or a step's window, a time
+        # window), the matches are read from it alone, not a table page each (1,100 for
+        # an hour at 10,000,000 events).
         sql = (
             f"SELECT e.position, {column}, e.event_id, s.state FROM epcis_events e"
-            f"{log_join(self._db.dialect)}"
-            f" WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
+            f"{log_join(self._db.dialect)} WHERE e.position IN (SELECT e.position"
+            f" FROM epcis_events e WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?)"
+            f" ORDER BY {order} LIMIT ?"
         )
-        params.append(limit)
+        params.extend((limit, limit))
         return [(sql, params)]
 
     def snapshot(self) -> int:
