@@ -41,7 +41,7 @@ from projections.epcis.terms import (
     READ_POINT,
     TermIds,
 )
-from projections.epcis.walked_keys import walked_page
+from projections.epcis.walked_keys import LARGE_WALK, among_positions, among_selection, walked_page
 
 _ORDER_COLUMN = {
     "position": "e.position",
@@ -343,8 +343,9 @@ class EpcisEventReader:
         limit: int,
         after: tuple[int | float | str, int] | None,
     ) -> list[Any] | None:
-        """A page ordered by a field, read by each selected event's key, when the query
-        selects at most `DRIVEN_LIMIT` events (else None: the field's values are walked)."""
+        """A page ordered by a field: walked along its numbers, or read by each selected
+        event's key where the query selects at most `DRIVEN_LIMIT` events; None where
+        neither tells it (the stages walk the field's values)."""
         if selection.everything:  # the walk stops after a page
             return None
         # From the index tables alone where the conditions allow (no event row read).
@@ -356,15 +357,22 @@ class EpcisEventReader:
             [*selection.params, DRIVEN_LIMIT + 1],
         )
         found_rows = conn.fetchall(sql, sql_params)
-        if len(found_rows) > DRIVEN_LIMIT:
-            return None
-        selected = sorted({int(r[0]) for r in found_rows})
         held = terms.field_numbers("", query.order_field, (FIELD, FIELD_TEXTS))
         fields = held.get(FIELD, [])
         # A large selection's page is found sooner along the field's numbers, where the
-        # field has only numbers (walked_keys.py).
+        # field has only numbers (walked_keys.py); one too large to read whole is asked
+        # which of the events met it holds.
         texts = FIELD_TEXTS in held
-        page = walked_page(conn, fields, texts, selected, limit, query.descending, after)
+        selected = sorted({int(r[0]) for r in found_rows})
+        large = len(found_rows) > DRIVEN_LIMIT  # rows, not events: they stop at the limit
+        among = (
+            (among_selection(conn, selection.where, selection.params), LARGE_WALK)
+            if large
+            else among_positions(selected)
+        )
+        page = walked_page(conn, fields, texts, among, limit, query.descending, after)
+        if page is None and large:
+            return None
         if page is None:
             key_params: list[Any] = []
             positions = any_of(self._db.dialect, "s.position", selected, key_params)

@@ -9,6 +9,10 @@ in fifty needs ~1,500 index entries for a page of 30, and a probe only for each 
 (its key is its least value, which the value met need not be). PostgreSQL's own plan
 for that walk hashes every value of the field first, as it misjudges how many match.
 
+A selection too large to read whole (over `DRIVEN_LIMIT` events: one carrier at
+10,000,000 events has ~48,000) is asked, for each chunk, which of the events met it
+holds: the walk is the same, and the plan it saves hashed every value of the field.
+
 An event met is final once its key sorts at or before the walk's last row: every event
 not met yet has all its values after that row. Where the walk cannot tell a page for
 certain (a field with texts or instants, a cursor past the numbers, the numbers running
@@ -16,7 +20,7 @@ out before the page is full, or a walk longer than the probes would be), it give
 the caller reads every selected event's key.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from infrastructure.database import Connection
@@ -30,23 +34,51 @@ CHUNK = 500
 #: The walk gives up after this many entries per selected event: an event's key read by
 #: position costs about as much as reading ten entries in order.
 ROWS_PER_SELECTED = 10
+#: Entries a walk over a selection too large to read whole (`DRIVEN_LIMIT`) reads before
+#: it gives up: the plan it saves hashes every value of the field (~500 ms at 10M).
+LARGE_WALK = 20_000
 
 PageRows = list[tuple[int, int, float | None, str | None]]
+#: Which of some positions (met by the walk) are of selected events.
+Among = Callable[[list[int]], Iterable[int]]
+
+
+def among_positions(selected: Collection[int]) -> tuple[Among, int]:
+    """The selection read whole, and how many entries a walk over it may read (none
+    under `WALK_FROM` selected events: reading each one's key costs less)."""
+    chosen = frozenset(selected)
+    budget = ROWS_PER_SELECTED * len(chosen) if len(chosen) >= WALK_FROM else 0
+    return chosen.intersection, budget
+
+
+def among_selection(conn: Connection, where: Sequence[str], params: Sequence[Any]) -> Among:
+    """The selection's conditions on `epcis_events e` asked of the positions met: for a
+    selection too large to read whole."""
+
+    def among(positions: list[int]) -> Iterable[int]:
+        asked = list(params)
+        condition = any_of(conn.dialect, "e.position", positions, asked)
+        sql = f"SELECT e.position FROM epcis_events e WHERE {' AND '.join(where)} AND {condition}"
+        return [int(r[0]) for r in conn.fetchall(sql, asked)]
+
+    return among
 
 
 def walked_page(
     conn: Connection,
     fields: Sequence[int],
     texts: bool,
-    selected: Sequence[int],
+    selected: tuple[Among, int],
     limit: int,
     descending: bool,
     cursor: tuple[int | float | str, int] | None,
 ) -> PageRows | None:
-    """The page `(position, kind, number, text)` of the `selected` events ordered by the
-    field `fields` name (`texts`: some event holds a text-only value of it), after the
-    `cursor` of `field_order`; None where the walk cannot tell it (module docstring)."""
-    if len(selected) < WALK_FROM or texts or len(fields) != 1:
+    """The page `(position, kind, number, text)` of the `selected` events (`among_*`: which
+    are, and how many entries to read at most) ordered by the field `fields` name
+    (`texts`: some event holds a text-only value of it), after the `cursor` of
+    `field_order`; None where the walk cannot tell it (module docstring)."""
+    among, budget = selected
+    if budget <= 0 or texts or len(fields) != 1:
         return None
     if cursor is not None and key_kind(cursor[0]) != NUMBER:
         return None
@@ -54,14 +86,16 @@ def walked_page(
     if _has_instants(conn, field):
         return None
     after = None if cursor is None else (float(cursor[0]), cursor[1])
-    chosen = set(selected)
     keys: dict[int, float] = {}
+    passed: set[int] = set()
     bound = after
     walked = 0
-    while walked < ROWS_PER_SELECTED * len(selected):
+    while walked < budget:
         rows = conn.fetchall(*_walk_sql(field, bound, descending))
         walked += len(rows)
-        met = sorted({int(p) for p, _ in rows if p in chosen and p not in keys})
+        unknown = sorted({int(p) for p, _ in rows} - keys.keys() - passed)
+        met = sorted(among(unknown)) if unknown else []
+        passed.update(unknown)
         if met:
             keys.update(_least_numbers(conn, field, met))
         if rows:

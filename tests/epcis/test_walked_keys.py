@@ -48,8 +48,11 @@ def walked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return pages
 
 
-async def ordered(client: Client, direction: str, per_page: int) -> list[str]:
-    """Every page of the selected events ordered by `ex:reading`, the events' names."""
+async def ordered(
+    client: Client, direction: str, per_page: int, selecting: dict[str, str] | None = None
+) -> list[str]:
+    """Every page of the selected events (`selecting`, else every ObjectEvent) ordered by
+    `ex:reading`, the events' names."""
     doc = document(
         *[
             object_event(
@@ -61,7 +64,11 @@ async def ordered(client: Client, direction: str, per_page: int) -> list[str]:
         context=[CONTEXT, {"ex": NS}],
     )
     assert (await capture(client, doc)).status == 201
-    params = {"orderBy": "ex:reading", "orderDirection": direction, "eventType": "ObjectEvent"}
+    params = {
+        "orderBy": "ex:reading",
+        "orderDirection": direction,
+        **(selecting or {"eventType": "ObjectEvent"}),
+    }
     return await serials_page_by_page(client, params, per_page)
 
 
@@ -88,3 +95,38 @@ async def test_the_pages_of_numbers_come_from_the_walk(
     # another page follows): the third page runs into the events without one, which the
     # walk leaves to every selected event's key.
     assert walked == [4, 4]
+
+
+@pytest.fixture
+def walked_large(monkeypatch: pytest.MonkeyPatch, walked: list[int]) -> list[int]:
+    """As `walked`, every selection too large to read whole: each chunk asks the
+    selection's conditions which of the events met it holds."""
+    monkeypatch.setattr(event_reader, "DRIVEN_LIMIT", 0)
+    return walked
+
+
+@pytest.mark.parametrize("direction", ["ASC", "DESC"])
+@pytest.mark.parametrize("per_page", [1, 3, 20])
+async def test_a_selection_too_large_to_read_whole_walks_to_the_same_pages(
+    client: Client, walked_large: list[int], direction: str, per_page: int
+) -> None:
+    expected = KEYED_ASC + KEYLESS if direction == "ASC" else KEYED_ASC[::-1] + KEYLESS[::-1]
+    assert await ordered(client, direction, per_page) == expected
+
+
+@pytest.mark.parametrize("direction", ["ASC", "DESC"])
+async def test_a_large_selection_keeps_only_the_events_it_selects(
+    client: Client, walked_large: list[int], direction: str
+) -> None:
+    # Every event with a reading under 8: all but n8 (30) and those without one.
+    below = [name for name in KEYED_ASC if name != "n8"]
+    expected = below if direction == "ASC" else below[::-1]
+    assert await ordered(client, direction, 3, {"LT_ex:reading": "8"}) == expected
+    assert walked_large == [4, 4]
+
+
+async def test_a_large_selections_pages_of_numbers_come_from_the_walk(
+    client: Client, walked_large: list[int]
+) -> None:
+    await ordered(client, "ASC", 3)
+    assert walked_large == [4, 4]
