@@ -22,6 +22,7 @@ from projections.epcis.field_order import (
     row_sort_key,
 )
 from projections.epcis.position_pages import (
+    ordered_page,
     positions_first,
     selected_positions,
     split_conditions,
@@ -444,26 +445,7 @@ class EpcisEventReader:
         order = f"{column} {direction}" + (
             f", e.position {direction}" if query.order_by != "position" else ""
         )
-        conditions = " AND ".join(where)
-        if "(SELECT " in conditions:
-            # A subquery (an EPC pattern's LIKE) the planner misjudges would make it walk
-            # the table in position order behind a limit: 2 -> 254 ms at 10M.
-            sql = (
-                f"SELECT e.position, {column}, e.event_id, s.state FROM epcis_events e"
-                f"{log_join(self._db.dialect)} WHERE {conditions} ORDER BY {order} LIMIT ?"
-            )
-            return [(sql, [*params, limit])]
-        # The page's positions first, then only its rows and log entries: where an index
-        # holds every column the conditions name (a place's or a step's window, a time
-        # window), the matches are read from it alone, not a table page each (1,100 for
-        # an hour at 10,000,000 events).
-        sql = (
-            f"SELECT e.position, {column}, e.event_id, s.state FROM epcis_events e"
-            f"{log_join(self._db.dialect)} WHERE e.position IN (SELECT e.position"
-            f" FROM epcis_events e WHERE {conditions} ORDER BY {order} LIMIT ?)"
-            f" ORDER BY {order} LIMIT ?"
-        )
-        return [(sql, [*params, limit, limit])]
+        return [ordered_page(where, params, column, order, limit, log_join(self._db.dialect))]
 
     def snapshot(self) -> int:
         """The newest log position the query tables hold."""
