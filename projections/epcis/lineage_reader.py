@@ -80,6 +80,18 @@ class StateRow:
 _Scope = tuple[str, list[Any]] | None
 
 
+@dataclass(frozen=True)
+class _Hop:
+    """One hop's question: from which identifiers, which way, as of when, for whom
+    (`readable`), and whether only the parents they went into."""
+
+    frontier: Sequence[str]
+    downstream: bool
+    at: int
+    readable: _Scope
+    parents_only: bool
+
+
 def _scope_sql(conn: Connection, scope: Sequence[EventQuery] | None) -> _Scope:
     if scope is None:
         return None
@@ -156,7 +168,8 @@ class LineageReader:
         rows: list[LinkRow] = []
         readable = _scope_sql(conn, scope)
         for part in chunks([stored_id(i) for i in frontier], _CHUNK):
-            sql, params = self._links_sql(conn, part, downstream, at, readable, parents_only)
+            hop = _Hop(part, downstream, at, readable, parents_only)
+            sql, params = self._links_sql(conn, hop)
             found = conn.fetchall(sql, params)
             rows.extend(
                 LinkRow(
@@ -194,23 +207,14 @@ class LineageReader:
         ]
         return f"(SELECT MIN(n.event_time) FROM epcis_lineage_ends n WHERE {' AND '.join(where)})"
 
-    def _held(
-        self,
-        conn: Connection,
-        frontier: Sequence[str],
-        downstream: bool,
-        at: int,
-        readable: _Scope,
-        parents_only: bool,
-        params: list[Any],
-    ) -> str:
+    def _held(self, conn: Connection, hop: _Hop, params: list[Any]) -> str:
         """A query of what the ADDs and OBSERVEs of aggregations (and associations, unless
-        `parents_only`) put into a parent, from (downstream) or into (upstream) the
-        `frontier`: each child row of such an event with its parent row, in the columns
-        of `_COLUMNS` and `event_id`."""
+        the hop is `parents_only`) put into a parent, from (downstream) or into (upstream)
+        the hop's frontier: each child row of such an event with its parent row, in the
+        columns of `_COLUMNS` and `event_id`."""
         types = _containment_terms(conn)
         aggregation = types.get(("AggregationEvent", EVENT_TYPE), [])
-        kinds = aggregation if parents_only else [*aggregation, *types.get(_ASSOCIATION, [])]
+        kinds = aggregation if hop.parents_only else [*aggregation, *types.get(_ASSOCIATION, [])]
         actions = [*types.get(("ADD", ACTION), []), *types.get(("OBSERVE", ACTION), [])]
         relation = (
             f"CASE WHEN {held_in('e.event_type_term', aggregation)}"
@@ -220,14 +224,17 @@ class LineageReader:
         for table, column in _IDENTIFIER_ROWS:
             where = [
                 any_of(
-                    self._db.dialect, f"c.{column}" if downstream else "p.epc", frontier, params
+                    self._db.dialect,
+                    f"c.{column}" if hop.downstream else "p.epc",
+                    hop.frontier,
+                    params,
                 ),
                 f"c.role = {ROLE_NUMBERS['child']}",
                 # Unary plus: the frontier's identifiers drive the join, never every
                 # aggregation by its type's index (SQLite chose that, 400 times slower).
                 held_in("+e.event_type_term", kinds),
                 held_in("+e.action_term", actions),
-                *_standing(at, readable, params),
+                *_standing(hop.at, hop.readable, params),
             ]
             selects.append(
                 f"SELECT {relation} AS relation, c.{column} AS source, p.epc AS target,"
@@ -239,24 +246,17 @@ class LineageReader:
             )
         return " UNION ALL ".join(selects)
 
-    def _links_sql(
-        self,
-        conn: Connection,
-        frontier: Sequence[str],
-        downstream: bool,
-        at: int,
-        readable: _Scope,
-        parents_only: bool,
-    ) -> tuple[str, list[Any]]:
+    def _links_sql(self, conn: Connection, hop: _Hop) -> tuple[str, list[Any]]:
         """One statement for a hop; its parameters in the order the text names them."""
         dialect = self._db.dialect
         params: list[Any] = []
+        frontier, downstream, at, readable = hop.frontier, hop.downstream, hop.at, hop.readable
         far = "target" if downstream else "source"
         # Children and parents, ended by DELETEs.
         until = self._until("l", readable, params)
-        held = self._held(conn, frontier, downstream, at, readable, parents_only, params)
+        held = self._held(conn, hop, params)
         selects = [f"SELECT {_COLUMNS}, l.event_id, {until} FROM ({held}) l"]
-        if parents_only:
+        if hop.parents_only:
             return selects[0], params
         # A lot's members (downstream) or an item's lot (upstream).
         where = [any_of(dialect, f"m.{far}", frontier, params), "m.relation = ?"]
