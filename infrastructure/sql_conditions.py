@@ -20,6 +20,16 @@ def any_of(dialect: Dialect, column: str, values: Sequence[Any], params: list[An
     return f"{column} IN (SELECT value FROM json_each(?))"
 
 
+def number_rows(dialect: Dialect, values: Sequence[int], params: list[Any]) -> str:
+    """A row source `v` of the integers `values`, one a row in `v.value`, as one
+    parameter (see `any_of`)."""
+    if dialect.name == "postgresql":
+        params.append(list(values))
+        return "unnest(?::bigint[]) AS v(value)"
+    params.append(orjson.dumps(list(values)).decode())
+    return "json_each(?) AS v"
+
+
 def in_list(column: str, values: Sequence[Any], params: list[Any]) -> str:
     """`column IN (?, ...)` for these values, appending them to `params`; an empty list
     matches nothing (`IN ()` is not SQL)."""

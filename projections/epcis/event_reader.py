@@ -23,6 +23,7 @@ from projections.epcis.field_order import (
 )
 from projections.epcis.position_pages import (
     ordered_page,
+    positions_among,
     positions_first,
     selected_positions,
     split_conditions,
@@ -42,7 +43,7 @@ from projections.epcis.terms import (
     READ_POINT,
     TermIds,
 )
-from projections.epcis.walked_keys import LARGE_WALK, among_positions, among_selection, walked_page
+from projections.epcis.walked_keys import WALK_FROM, among_selection, walked_page
 
 _ORDER_COLUMN = {
     "position": "e.position",
@@ -349,32 +350,28 @@ class EpcisEventReader:
         neither tells it (the stages walk the field's values)."""
         if selection.everything:  # the walk stops after a page
             return None
-        # From the index tables alone where the conditions allow (no event row read).
-        planned = selection.conditions and selected_positions(
-            selection.conditions, selection.snapshot, DRIVEN_LIMIT + 1
-        )
-        sql, sql_params = planned or (
-            f"SELECT e.position FROM epcis_events e WHERE {' AND '.join(selection.where)} LIMIT ?",
-            [*selection.params, DRIVEN_LIMIT + 1],
-        )
-        found_rows = conn.fetchall(sql, sql_params)
         held = terms.field_numbers("", query.order_field, (FIELD, FIELD_TEXTS))
         fields = held.get(FIELD, [])
-        # A large selection's page is found sooner along the field's numbers, where the
-        # field has only numbers (walked_keys.py); one too large to read whole is asked
-        # which of the events met it holds.
-        texts = FIELD_TEXTS in held
-        selected = sorted({int(r[0]) for r in found_rows})
-        large = len(found_rows) > DRIVEN_LIMIT  # rows, not events: they stop at the limit
-        among = (
-            (among_selection(conn, selection.where, selection.params), LARGE_WALK)
-            if large
-            else among_positions(selected)
-        )
-        page = walked_page(conn, fields, texts, among, limit, query.descending, after)
-        if page is None and large:
-            return None
+        # A few selected events: their keys are read. More: the page is found sooner along
+        # the field's numbers, where the field has only numbers (walked_keys.py), each
+        # chunk asking the selection which events met it holds. Where the walk cannot tell
+        # the page, a selection of up to DRIVEN_LIMIT events has its keys read, a larger
+        # one is left to the stages.
+        selected = self._selected(conn, selection, min(WALK_FROM, DRIVEN_LIMIT))
+        page = None
+        if selected is None:
+            indexed = selection.conditions and positions_among(
+                selection.conditions, selection.snapshot
+            )
+            among = among_selection(conn, selection.where, selection.params, indexed or None)
+            texts = FIELD_TEXTS in held
+            page = walked_page(conn, fields, texts, among, limit, query.descending, after)
+            if page is None:
+                selected = self._selected(conn, selection, DRIVEN_LIMIT)
+                if selected is None:
+                    return None
         if page is None:
+            assert selected is not None
             key_params: list[Any] = []
             positions = any_of(self._db.dialect, "s.position", selected, key_params)
             rows = conn.fetchall(driven_keys_sql(positions, fields, key_params), key_params)
@@ -392,6 +389,21 @@ class EpcisEventReader:
             )
         }
         return [(*row, *documents[row[0]]) for row in page]
+
+    @staticmethod
+    def _selected(conn: Connection, selection: _Selection, most: int) -> list[int] | None:
+        """The positions of the selected events, or None where there are more than `most`
+        (from the index tables alone where the conditions allow: no event row read)."""
+        planned = selection.conditions and selected_positions(
+            selection.conditions, selection.snapshot, most + 1
+        )
+        sql, params = planned or (
+            f"SELECT e.position FROM epcis_events e WHERE {' AND '.join(selection.where)} LIMIT ?",
+            [*selection.params, most + 1],
+        )
+        rows = conn.fetchall(sql, params)
+        # Rows, not events (an event may match twice): they stop at the bound.
+        return None if len(rows) > most else sorted({int(r[0]) for r in rows})
 
     def _page_sql(
         self,

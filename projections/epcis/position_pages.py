@@ -84,6 +84,15 @@ def selected_positions(
     return f"SELECT d.position {rows} LIMIT ?", [*params, bound]
 
 
+def positions_among(
+    conditions: list[tuple[str, list[Any]]], snapshot: int
+) -> tuple[str, list[Any]] | None:
+    """`FROM … d WHERE …`: the rows `d` of the positions ≤ `snapshot` the conditions
+    select, open for one more condition on `d.position` (`… AND d.position = ?`); None when
+    some condition needs the event row."""
+    return _from_index_tables(conditions, snapshot, None)
+
+
 def _from_index_tables(
     conditions: list[tuple[str, list[Any]]], snapshot: int, after: int | None
 ) -> tuple[str, list[Any]] | None:

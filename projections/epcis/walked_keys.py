@@ -3,63 +3,72 @@ number index in page order instead of reading every selected event's key.
 
 `field_order.DRIVEN_LIMIT` lets a query selecting up to 10,000 events read each one's
 key by position and sort them here: one index probe an event (one carrier in 1,000,000
-events: 4,789 probes, ~40 ms). When the selection is large, a page is found sooner by
-walking the field's values in order and keeping those of selected events: one carrier
-in fifty needs ~1,500 index entries for a page of 30, and a probe only for each event met
-(its key is its least value, which the value met need not be). PostgreSQL's own plan
-for that walk hashes every value of the field first, as it misjudges how many match.
+events: 4,789 probes, ~40 ms). When the selection holds more than `WALK_FROM` events, a
+page is found sooner by walking the field's values in order and keeping those of
+selected events: one carrier in fifty needs ~1,500 index entries for a page of 30, and a
+probe only for each event met (its key is its least value, which the value met need not
+be). PostgreSQL's own plan for that walk hashes every value of the field first, as it
+misjudges how many match.
 
-A selection too large to read whole (over `DRIVEN_LIMIT` events: one carrier at
-10,000,000 events has ~48,000) is asked, for each chunk, which of the events met it
-holds: the walk is the same, and the plan it saves hashed every value of the field.
+Each chunk asks the selection's conditions which of the events met it holds: of the index
+tables alone where the conditions allow (the carrier's own index, probed by position),
+else of the event rows. The selection itself is never read whole (one carrier at
+10,000,000 events has ~48,000).
 
 An event met is final once its key sorts at or before the walk's last row: every event
 not met yet has all its values after that row. Where the walk cannot tell a page for
 certain (a field with texts or instants, a cursor past the numbers, the numbers running
-out before the page is full, or a walk longer than the probes would be), it gives up and
-the caller reads every selected event's key.
+out before the page is full, or a walk that would be longer than `WALK_LIMIT` entries at
+the rate it meets selected events), it gives up and the caller reads every selected
+event's key, or the stages answer.
 """
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from infrastructure.database import Connection
-from infrastructure.sql_conditions import any_of
+from infrastructure.sql_conditions import any_of, number_rows
 from projections.epcis.field_order import NUMBER, driven_keys_sql, key_kind, least_values
 
-#: Selections smaller than this read every event's key: the probes cost less.
+#: Selections of at most this many events read every event's key: the probes cost less.
 WALK_FROM = 1_000
 #: Index entries the walk reads at a time.
 CHUNK = 500
-#: The walk gives up after this many entries per selected event: an event's key read by
-#: position costs about as much as reading ten entries in order.
-ROWS_PER_SELECTED = 10
-#: Entries a walk over a selection too large to read whole (`DRIVEN_LIMIT`) reads before
-#: it gives up: the plan it saves hashes every value of the field (~500 ms at 10M).
-LARGE_WALK = 20_000
+#: Index entries a walk reads before it gives up, and the most it expects to need when it
+#: judges from the events met so far: past it, reading each selected event's key (or the
+#: stages' plan, which hashes every value of the field) costs less.
+WALK_LIMIT = 20_000
 
 PageRows = list[tuple[int, int, float | None, str | None]]
 #: Which of some positions (met by the walk) are of selected events.
 Among = Callable[[list[int]], Iterable[int]]
 
 
-def among_positions(selected: Collection[int]) -> tuple[Among, int]:
-    """The selection read whole, and how many entries a walk over it may read (none
-    under `WALK_FROM` selected events: reading each one's key costs less)."""
-    chosen = frozenset(selected)
-    budget = ROWS_PER_SELECTED * len(chosen) if len(chosen) >= WALK_FROM else 0
-    return chosen.intersection, budget
-
-
-def among_selection(conn: Connection, where: Sequence[str], params: Sequence[Any]) -> Among:
-    """The selection's conditions on `epcis_events e` asked of the positions met: for a
-    selection too large to read whole."""
+def among_selection(
+    conn: Connection,
+    where: Sequence[str],
+    params: Sequence[Any],
+    indexed: tuple[str, list[Any]] | None,
+) -> Among:
+    """The selection asked of the positions met: of the index tables alone where its
+    conditions allow (`indexed`, from `position_pages.positions_among`), else its
+    conditions `where` on `epcis_events e`."""
 
     def among(positions: list[int]) -> Iterable[int]:
-        asked = list(params)
-        condition = any_of(conn.dialect, "e.position", positions, asked)
-        sql = f"SELECT e.position FROM epcis_events e WHERE {' AND '.join(where)} AND {condition}"
-        return [int(r[0]) for r in conn.fetchall(sql, asked)]
+        if indexed is not None:
+            # One probe of the conditions' own index for each position met (the fence: not
+            # a join reading every selected event), and no event row read.
+            asked: list[Any] = []
+            sql = (
+                f"SELECT v.value FROM {number_rows(conn.dialect, positions, asked)}"
+                f" WHERE EXISTS (SELECT 1 {indexed[0]} AND d.position = v.value {{fence}})"
+            )
+            asked.extend(indexed[1])
+        else:
+            asked = list(params)
+            conditions = [*where, any_of(conn.dialect, "e.position", positions, asked)]
+            sql = f"SELECT e.position FROM epcis_events e WHERE {' AND '.join(conditions)}"
+        return {int(r[0]) for r in conn.fetchall(sql, asked)}
 
     return among
 
@@ -68,17 +77,16 @@ def walked_page(
     conn: Connection,
     fields: Sequence[int],
     texts: bool,
-    selected: tuple[Among, int],
+    among: Among,
     limit: int,
     descending: bool,
     cursor: tuple[int | float | str, int] | None,
 ) -> PageRows | None:
-    """The page `(position, kind, number, text)` of the `selected` events (`among_*`: which
-    are, and how many entries to read at most) ordered by the field `fields` name
-    (`texts`: some event holds a text-only value of it), after the `cursor` of
-    `field_order`; None where the walk cannot tell it (module docstring)."""
-    among, budget = selected
-    if budget <= 0 or texts or len(fields) != 1:
+    """The page `(position, kind, number, text)` of the events `among` tells selected,
+    ordered by the field `fields` name (`texts`: some event holds a text-only value of
+    it), after the `cursor` of `field_order`; None where the walk cannot tell it (module
+    docstring)."""
+    if texts or len(fields) != 1:
         return None
     if cursor is not None and key_kind(cursor[0]) != NUMBER:
         return None
@@ -90,7 +98,7 @@ def walked_page(
     passed: set[int] = set()
     bound = after
     walked = 0
-    while walked < budget:
+    while walked < WALK_LIMIT:
         rows = conn.fetchall(*_walk_sql(field, bound, descending))
         walked += len(rows)
         unknown = sorted({int(p) for p, _ in rows} - keys.keys() - passed)
@@ -113,6 +121,8 @@ def walked_page(
         if len(final) >= limit or len(rows) < CHUNK:
             final.sort(reverse=descending)
             return [(p, NUMBER, k, None) for k, p in final[:limit]]
+        if walked + (limit - len(final)) * walked / max(len(keys), 0.5) > WALK_LIMIT:
+            return None  # too few selected events met so far for the rest of the page
     return None
 
 

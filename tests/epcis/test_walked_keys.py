@@ -33,7 +33,7 @@ KEYLESS = ["x1", "x2"]
 @pytest.fixture
 def walked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every selection walks, two index entries at a time; the pages the walk gave."""
-    monkeypatch.setattr(walked_keys, "WALK_FROM", 0)
+    monkeypatch.setattr(event_reader, "WALK_FROM", 0)
     monkeypatch.setattr(walked_keys, "CHUNK", 2)
     pages: list[int] = []
     original = walked_keys.walked_page
@@ -130,3 +130,14 @@ async def test_a_large_selections_pages_of_numbers_come_from_the_walk(
 ) -> None:
     await ordered(client, "ASC", 3)
     assert walked_large == [4, 4]
+
+
+@pytest.mark.parametrize("direction", ["ASC", "DESC"])
+async def test_a_walk_that_would_run_too_long_leaves_the_page_to_the_keys(
+    client: Client, walked: list[int], direction: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Three entries at most: after its first chunk of two the walk expects to need more.
+    monkeypatch.setattr(walked_keys, "WALK_LIMIT", 3)
+    expected = KEYED_ASC + KEYLESS if direction == "ASC" else KEYED_ASC[::-1] + KEYLESS[::-1]
+    assert await ordered(client, direction, 3) == expected
+    assert walked == []
