@@ -5,10 +5,14 @@ number index in page order instead of reading every selected event's key.
 key by position and sort them here: one index probe an event (one carrier in 1,000,000
 events: 4,789 probes, ~40 ms). When the selection holds more than `WALK_FROM` events, a
 page is found sooner by walking the field's values in order and keeping those of
-selected events: one carrier in fifty needs ~1,500 index entries for a page of 30, and a
-probe only for each event met (its key is its least value, which the value met need not
-be). PostgreSQL's own plan for that walk hashes every value of the field first, as it
+selected events: one carrier in fifty needs ~1,500 index entries for a page of 30.
+PostgreSQL's own plan for that walk hashes every value of the field first, as it
 misjudges how many match.
+
+An event's key is its least value, which the value the walk meets first need not be (a
+descending walk meets its largest). Most events hold one value of a field, so the walk
+keys each event by the value it met first, then asks the page's events once for their
+least values; if one holds a lesser, the walk is redone asking each chunk's events met.
 
 Each chunk asks the selection's conditions which of the events met it holds: of the index
 tables alone where the conditions allow (the carrier's own index, probed by position),
@@ -94,6 +98,28 @@ def walked_page(
     if _has_instants(conn, field):
         return None
     after = None if cursor is None else (float(cursor[0]), cursor[1])
+    page = _walk(conn, field, among, limit, descending, after, met_first=True)
+    if page is None:
+        return None  # with the true keys it would give up too: they sort no sooner
+    least = _least_numbers(conn, field, [p for _, p in page])
+    if any(least.get(p) != k for k, p in page):
+        # An event of the page holds a lesser value than the walk met first.
+        page = _walk(conn, field, among, limit, descending, after, met_first=False)
+    return None if page is None else [(p, NUMBER, k, None) for k, p in page]
+
+
+def _walk(
+    conn: Connection,
+    field: int,
+    among: Among,
+    limit: int,
+    descending: bool,
+    after: tuple[float, int] | None,
+    met_first: bool,
+) -> list[tuple[float, int]] | None:
+    """The page's `(key, position)` pairs, keyed by the value the walk met first for each
+    event (`met_first`: mostly its only value, so one question for the whole page) or by
+    its least value, asked each chunk; None where the walk cannot tell the page."""
     keys: dict[int, float] = {}
     passed: set[int] = set()
     bound = after
@@ -102,10 +128,14 @@ def walked_page(
         rows = conn.fetchall(*_walk_sql(field, bound, descending))
         walked += len(rows)
         unknown = sorted({int(p) for p, _ in rows} - keys.keys() - passed)
-        met = sorted(among(unknown)) if unknown else []
+        met = set(among(unknown)) if unknown else set()
         passed.update(unknown)
-        if met:
-            keys.update(_least_numbers(conn, field, met))
+        if met and met_first:
+            for position, number in rows:
+                if int(position) in met:
+                    keys.setdefault(int(position), float(number))
+        elif met:
+            keys.update(_least_numbers(conn, field, sorted(met)))
         if rows:
             bound = (float(rows[-1][1]), int(rows[-1][0]))
         eligible = [
@@ -120,7 +150,7 @@ def walked_page(
             final = [c for c in eligible if not _before(bound, c, descending)]
         if len(final) >= limit or len(rows) < CHUNK:
             final.sort(reverse=descending)
-            return [(p, NUMBER, k, None) for k, p in final[:limit]]
+            return final[:limit]
         if walked + (limit - len(final)) * walked / max(len(keys), 0.5) > WALK_LIMIT:
             return None  # too few selected events met so far for the rest of the page
     return None

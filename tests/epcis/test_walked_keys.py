@@ -141,3 +141,33 @@ async def test_a_walk_that_would_run_too_long_leaves_the_page_to_the_keys(
     expected = KEYED_ASC + KEYLESS if direction == "ASC" else KEYED_ASC[::-1] + KEYLESS[::-1]
     assert await ordered(client, direction, 3) == expected
     assert walked == []
+
+
+@pytest.mark.parametrize("direction", ["ASC", "DESC"])
+async def test_events_of_one_value_each_are_asked_their_least_value_once_a_page(
+    client: Client, walked: list[int], direction: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[int] = []
+    original = walked_keys._least_numbers
+
+    def counting(conn: Any, field: int, positions: list[int]) -> dict[int, float]:
+        asked.append(len(positions))
+        return original(conn, field, positions)
+
+    monkeypatch.setattr(walked_keys, "_least_numbers", counting)
+    readings = {"s1": 5, "s2": 1, "s3": 4, "s4": 2, "s5": 3}
+    doc = document(
+        *[
+            object_event(epcList=[f"urn:epc:id:sgtin:4012345.011111.{name}"], **{"ex:reading": v})
+            for name, v in readings.items()
+        ],
+        context=[CONTEXT, {"ex": NS}],
+    )
+    assert (await capture(client, doc)).status == 201
+    params = {"orderBy": "ex:reading", "orderDirection": direction, "eventType": "ObjectEvent"}
+    names = await serials_page_by_page(client, params, 2)
+    assert names == sorted(readings, key=readings.__getitem__, reverse=direction == "DESC")
+    # Pages of two read three (one more tells that another follows), walking two index
+    # entries a chunk: the first two pages ask their three events once each; the last
+    # runs out of numbers and is left to the keys.
+    assert asked == [3, 3]
