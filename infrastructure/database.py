@@ -106,6 +106,10 @@ POSTGRESQL: Dialect = _PostgreSQL()
 
 #: Up to this many rows `insert_many` sends as one INSERT rather than a COPY.
 _FEW_ROWS = 32
+#: WAL pages between SQLite's automatic checkpoints (its default is 1,000, 4 MB): a capture
+#: rewrites the same hot index pages of the query tables, and each checkpoint copies them
+#: back into the file, so fewer checkpoints copy each page fewer times.
+WAL_PAGES_BETWEEN_CHECKPOINTS = 10_000
 
 
 class Connection:
@@ -320,6 +324,7 @@ class Database:
                 # (FULL sync) is the record, the read models can be rebuilt from it.
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA busy_timeout=30000")
+                conn.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES_BETWEEN_CHECKPOINTS}")
                 self._sqlite_all.append(conn)
                 return conn
             self._sqlite_waiting += 1
