@@ -98,12 +98,14 @@ def walked_page(
     if _has_instants(conn, field):
         return None
     after = None if cursor is None else (float(cursor[0]), cursor[1])
+    among = _remembered(among)
     page = _walk(conn, field, among, limit, descending, after, met_first=True)
     if page is None:
         return None  # with the true keys it would give up too: they sort no sooner
     least = _least_numbers(conn, field, [p for _, p in page])
     if any(least.get(p) != k for k, p in page):
-        # An event of the page holds a lesser value than the walk met first.
+        # An event of the page holds a lesser value than the walk met first; the second
+        # walk meets the same events, whose selection is not asked again.
         page = _walk(conn, field, among, limit, descending, after, met_first=False)
     return None if page is None else [(p, NUMBER, k, None) for k, p in page]
 
@@ -154,6 +156,19 @@ def _walk(
         if walked + (limit - len(final)) * walked / max(len(keys), 0.5) > WALK_LIMIT:
             return None  # too few selected events met so far for the rest of the page
     return None
+
+
+def _remembered(among: Among) -> Among:
+    """`among`, asked only of the positions it was not asked of before."""
+    held: dict[int, bool] = {}
+
+    def remembered(positions: list[int]) -> Iterable[int]:
+        new = [p for p in positions if p not in held]
+        selected = set(among(new)) if new else set()
+        held.update((p, p in selected) for p in new)
+        return [p for p in positions if held[p]]
+
+    return remembered
 
 
 def _before(first: tuple[float, int], then: tuple[float, int], descending: bool) -> bool:
