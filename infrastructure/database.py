@@ -17,9 +17,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 import psycopg
+from psycopg import Pipeline
 from psycopg_pool import ConnectionPool
 
 from infrastructure.database_url import DatabaseUrl
+from infrastructure.pg_pipeline import discard_errors, pipelined_transaction
 from infrastructure.pg_pool import connection_pool
 
 if TYPE_CHECKING:
@@ -106,6 +108,8 @@ POSTGRESQL: Dialect = _PostgreSQL()
 
 #: Up to this many rows `insert_many` sends as one INSERT rather than a COPY.
 _FEW_ROWS = 32
+#: The most parameters PostgreSQL takes in one statement.
+_MAX_PARAMETERS = 65_535
 #: WAL pages between SQLite's automatic checkpoints (its default is 1,000, 4 MB): a capture
 #: rewrites the same hot index pages of the query tables, and each checkpoint copies them
 #: back into the file, so fewer checkpoints copy each page fewer times.
@@ -115,19 +119,44 @@ WAL_PAGES_BETWEEN_CHECKPOINTS = 10_000
 class Connection:
     """A database connection inside one transaction, speaking the shared SQL."""
 
-    def __init__(self, raw: Any, dialect: Dialect) -> None:
+    def __init__(self, raw: Any, dialect: Dialect, pipeline: Pipeline | None = None) -> None:
         self._raw = raw
         self.dialect = dialect
+        self._pipeline = pipeline
 
     @property
     def raw(self) -> Any:
         """The driver's connection, for statements only one dialect has."""
         return self._raw
 
+    @property
+    def pipelined(self) -> bool:
+        """Whether statements wait for the next sync or read to be answered
+        (`Database.transaction(pipelined=True)`)."""
+        return self._pipeline is not None
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one statement; return the number of rows it changed."""
         cursor = self._raw.execute(self.dialect.render(sql), params)
+        if self._pipeline is not None:
+            self._pipeline.sync()  # the count arrives with the answer
         return int(cursor.rowcount)
+
+    def send(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement whose answer is not read: pipelined, it goes with the next
+        sync or read, which raises its error."""
+        self._raw.execute(self.dialect.render(sql), params)
+
+    def sync(self) -> None:
+        """Have every statement sent so far answered, raising the first one's error."""
+        if self._pipeline is not None:
+            self._pipeline.sync()
+
+    def rollback_to(self, savepoint: str) -> None:
+        """Undo what was written since `savepoint`, also after a statement failed."""
+        if self._pipeline is not None:
+            discard_errors(self._pipeline)
+        self._raw.execute(f"ROLLBACK TO SAVEPOINT {savepoint}")
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         """Run one statement once per row of parameters."""
@@ -141,14 +170,17 @@ class Connection:
         """Insert many rows at once: COPY on PostgreSQL, a prepared executemany on SQLite."""
         if not rows:
             return
-        if self.dialect.name == "postgresql" and len(rows) <= _FEW_ROWS:
-            # A COPY costs two round trips more than one INSERT of a few rows.
+        if self.dialect.name == "postgresql" and (len(rows) <= _FEW_ROWS or self.pipelined):
+            # A COPY costs two round trips more than one INSERT of a few rows, and a
+            # pipeline cannot COPY.
             marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
-            self._raw.execute(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
-                + ", ".join([marks] * len(rows)),
-                [value for row in rows for value in row],
-            )
+            size = _MAX_PARAMETERS // len(columns)
+            for part in (rows[start : start + size] for start in range(0, len(rows), size)):
+                self._raw.execute(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                    + ", ".join([marks] * len(part)),
+                    [value for row in part for value in row],
+                )
             return
         if self.dialect.name == "postgresql":
             # COPY moves bulk rows several times faster than even pipelined INSERTs.
@@ -350,12 +382,23 @@ class Database:
         return PoolStats(size, size - self._sqlite_pool.qsize(), self._pool_size, waiting)
 
     @contextmanager
-    def transaction(self, *, write: bool = True, durable: bool = True) -> Iterator[Connection]:
+    def transaction(
+        self, *, write: bool = True, durable: bool = True, pipelined: bool = False
+    ) -> Iterator[Connection]:
         """One transaction: committed when the block ends, rolled back if it raises.
 
         `durable=False` is for data that can be rebuilt (read models): the commit does not
         wait for the disk; a crash may lose the last such commits, never half of one.
+        `pipelined` (PostgreSQL) sends statements without waiting for each answer
+        (`Connection.send`, `sync`): for short transactions of many statements, since
+        `insert_many` then INSERTs where it would COPY.
         """
+        if self._pg_pool is not None and pipelined:
+            with self._pg_connection() as raw, pipelined_transaction(raw) as pipeline:
+                if not durable:
+                    raw.execute("SET LOCAL synchronous_commit = off")
+                yield Connection(raw, self.dialect, pipeline)
+            return
         if self._pg_pool is not None:
             with self._pg_connection() as raw, raw.transaction():
                 if not durable:

@@ -185,12 +185,14 @@ class EventStore:
         transaction holds the file's lock already)."""
         if conn.dialect.name == "postgresql":
             recorder: Any = self._app.recorder
-            # One round trip. Listeners of eventsourcing's channel learn of the write as
-            # from the library.
-            conn.raw.execute(
-                f"LOCK TABLE {log_table('postgresql')} IN EXCLUSIVE MODE;"
-                f' NOTIFY "{recorder.channel_name}"'
-            )
+            # Listeners of eventsourcing's channel learn of the write as from the library.
+            lock = f"LOCK TABLE {log_table('postgresql')} IN EXCLUSIVE MODE"
+            notify = f'NOTIFY "{recorder.channel_name}"'
+            if conn.pipelined:  # a pipeline takes one statement at a time, unanswered
+                conn.send(lock)
+                conn.send(notify)
+            else:  # one round trip
+                conn.raw.execute(f"{lock}; {notify}")
 
     def append_within(
         self,

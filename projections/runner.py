@@ -249,13 +249,14 @@ class ProjectionRunner:
         first, last = events[0].position, events[-1].position
         if last - first + 1 != len(events):
             return False
-        conn.execute("SAVEPOINT inline_projection")
+        conn.send("SAVEPOINT inline_projection")
         try:
             # The guard of every projection's position: another runner that got there
             # first (another process projecting what was appended before) wins.
             self._apply_batch(conn, self.projections, first - 1, last, events)
+            conn.sync()  # a pipelined row that failed fails here, not at the commit
         except Exception as exc:
-            conn.execute("ROLLBACK TO SAVEPOINT inline_projection")
+            conn.rollback_to("inline_projection")
             # The events still commit; the follower projects them (and reports a fault
             # of a projection, if it is one, as it does for every event).
             if not isinstance(exc, ProjectionConflict):

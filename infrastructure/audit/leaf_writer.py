@@ -90,6 +90,8 @@ class LeafWriter:
             " FROM base, unnest(%s::bigint[], %s::bigint[], %s::bytea[])"
             " AS run (run_offset, first_position, hashes)"
             f" WHERE NOT EXISTS ({gap.format(after='base.last_position')})"
+            # Read, not counted: in a pipeline the count is not known before a sync.
+            " RETURNING first_index"
         )
         if backend == "postgresql":
             self._insert = (
@@ -131,7 +133,7 @@ class LeafWriter:
         if self.backend == "postgresql":
             columns = _columns(runs(0, entries))
             cursor.execute(self._append_after_newest, (*columns, first), binary=True)
-            if cursor.rowcount > 0:
+            if cursor.fetchone() is not None:
                 return
             # Nothing inserted: entries before these lack a leaf.
             (index, position), gap = self._last_leaf(cursor), True

@@ -134,10 +134,12 @@ def test_rebuild_drops_and_rebuilds_the_same_rows(small_batches: Settings) -> No
     service.close()
 
 
-def append_and_project(service: Tracepoint, events: list[CapturedEvent]) -> tuple[int, bool]:
+def append_and_project(
+    service: Tracepoint, events: list[CapturedEvent], *, pipelined: bool = False
+) -> tuple[int, bool]:
     """Append `events` and project them inline, in one transaction, as capture does;
     the last position and whether they were projected inline."""
-    with service.database.transaction() as conn:
+    with service.database.transaction(pipelined=pipelined) as conn:
         service.store.lock_within(conn)
         saved = service.store.append_within(conn, *events)
         projected = service.projections.apply_within(conn, saved)
@@ -192,14 +194,47 @@ def test_a_projection_that_fails_inline_leaves_the_events_stored_for_the_followe
     service.close()
 
 
-def test_appended_events_are_refused_whole_when_one_identity_is_taken(
+def test_a_projection_whose_statement_fails_in_a_pipeline_leaves_the_events_for_the_follower(
+    small_batches: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = Tracepoint(small_batches)
+    service.projections.catch_up()
+
+    def failing(self: Projection, conn: Any, events: Any) -> None:
+        # Pipelined, the error comes back with a later answer, not from this call.
+        conn.send("INSERT INTO no_such_table VALUES (1)")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(EpcisEventsProjection, "apply", failing)
+        last, projected = append_and_project(service, captured(3), pipelined=True)
+    assert projected is False
+    assert service.store.max_position() == last
+    service.projections.catch_up()
+    assert count(service, "epcis_events") == 3
+    service.close()
+
+
+def test_appended_events_are_projected_inline_in_a_pipelined_transaction(
     small_batches: Settings,
+) -> None:
+    service = Tracepoint(small_batches)
+    service.projections.catch_up()
+    last, projected = append_and_project(service, captured(6), pipelined=True)
+    assert projected is True
+    assert count(service, "epcis_events") == 6
+    assert service.projections.reached == last
+    service.close()
+
+
+@pytest.mark.parametrize("pipelined", [False, True])
+def test_appended_events_are_refused_whole_when_one_identity_is_taken(
+    small_batches: Settings, pipelined: bool
 ) -> None:
     service = Tracepoint(small_batches)
     service.projections.catch_up()
     append_and_project(service, captured(2))
     with pytest.raises(DuplicateAggregate):
-        append_and_project(service, captured(3, first=1))
+        append_and_project(service, captured(3, first=1), pipelined=pipelined)
     assert service.store.max_position() == 2
     assert count(service, "epcis_events") == 2
     service.close()
