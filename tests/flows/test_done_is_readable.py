@@ -105,10 +105,12 @@ async def test_a_flow_run_by_another_process_moves_its_cursor_only_over_readable
     projected_by_the_follower(tracepoint, monkeypatch)
     flow = await flow_to(client, partner.url, SHIPPING)
     token = await reader(client)
-    paused = PausedProjection(monkeypatch, EpcisEventsProjection, held)
-    capturing = asyncio.create_task(capture(client, object_event(eventID=HELD)))
+    # Started first: the pause is of the class, and a start that met the held event in
+    # its catch-up would wait out the pause (30 s) before the flow could run.
     other = Tracepoint(settings)
     await other.start()
+    paused = PausedProjection(monkeypatch, EpcisEventsProjection, held)
+    capturing = asyncio.create_task(capture(client, object_event(eventID=HELD)))
     try:
         await paused.reached()
         # Another process, whose projections this capture does not hold up.
