@@ -10,7 +10,7 @@ import select
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -123,6 +123,7 @@ class Connection:
         self._raw = raw
         self.dialect = dialect
         self._pipeline = pipeline
+        self._before_commit: list[Callable[[], None]] = []
 
     @property
     def raw(self) -> Any:
@@ -142,15 +143,25 @@ class Connection:
             self._pipeline.sync()  # the count arrives with the answer
         return int(cursor.rowcount)
 
-    def send(self, sql: str, params: Sequence[Any] = ()) -> None:
-        """Run one statement whose answer is not read: pipelined, it goes with the next
-        sync or read, which raises its error."""
-        self._raw.execute(self.dialect.render(sql), params)
+    def send(self, sql: str, params: Sequence[Any] = ()) -> Callable[[], int]:
+        """Run one statement without waiting for its answer: pipelined, it comes with the
+        next sync or read, which raises its error. Returns what gives the number of rows
+        it changed, once answered."""
+        cursor = self._raw.execute(self.dialect.render(sql), params)
+        return lambda: int(cursor.rowcount)
 
     def sync(self) -> None:
         """Have every statement sent so far answered, raising the first one's error."""
         if self._pipeline is not None:
             self._pipeline.sync()
+
+    def before_commit(self, check: Callable[[], None]) -> None:
+        """Call `check` (which may raise, or write) before the transaction commits:
+        pipelined, once everything else is sent, so that its answers have come; else now."""
+        if self._pipeline is None:
+            check()
+        else:
+            self._before_commit.append(check)
 
     def rollback_to(self, savepoint: str) -> None:
         """Undo what was written since `savepoint`, also after a statement failed."""
@@ -397,7 +408,10 @@ class Database:
             with self._pg_connection() as raw, pipelined_transaction(raw) as pipeline:
                 if not durable:
                     raw.execute("SET LOCAL synchronous_commit = off")
-                yield Connection(raw, self.dialect, pipeline)
+                pipelined_conn = Connection(raw, self.dialect, pipeline)
+                yield pipelined_conn
+                for check in pipelined_conn._before_commit:
+                    check()
             return
         if self._pg_pool is not None:
             with self._pg_connection() as raw, raw.transaction():

@@ -219,7 +219,8 @@ class EventStore:
         except (sqlite3.IntegrityError, pg_errors.UniqueViolation) as exc:
             raise DuplicateAggregate(str(exc)) from exc
         if self._leaves is not None and positions:
-            self._leaves.append(conn.raw.cursor(), stored_entries(positions, stored))
+            entries = stored_entries(positions, stored)
+            conn.before_commit(self._leaves.send(conn.raw.cursor(), entries))
         extra = derived or {}
         return [
             LoggedEvent(

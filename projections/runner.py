@@ -253,8 +253,8 @@ class ProjectionRunner:
         try:
             # The guard of every projection's position: another runner that got there
             # first (another process projecting what was appended before) wins.
+            # Pipelined, a row that failed fails in here, not at the commit.
             self._apply_batch(conn, self.projections, first - 1, last, events)
-            conn.sync()  # a pipelined row that failed fails here, not at the commit
         except Exception as exc:
             conn.rollback_to("inline_projection")
             # The events still commit; the follower projects them (and reports a fault
@@ -365,12 +365,19 @@ class ProjectionRunner:
         """Move every projection of `group` from `old` to `new` and apply its share of
         `events`, in the caller's transaction."""
         conn.lock_shared(SCHEMA_LOCK)
-        self._move(conn, group, old, new)
+        claimed = self._move(conn, group, old, new)
+        if not conn.pipelined:
+            claimed()
         for projection in group:
             topics = frozenset(projection.topics)
             mine = [e for e in events if get_topic(type(e.event)) in topics]
             if mine:
                 projection.apply(conn, mine)
+        if conn.pipelined:
+            # The claim is answered with the rows (no wait of its own); a claim that
+            # failed wrote rows of new positions only, which the caller rolls back.
+            conn.sync()
+            claimed()
 
     def _read_positions(self) -> dict[str, int]:
         """Every projection's position as stored now."""
@@ -382,27 +389,34 @@ class ProjectionRunner:
         return positions
 
     @staticmethod
-    def _move(conn: Connection, group: Sequence[Projection], old: int, new: int) -> None:
+    def _move(
+        conn: Connection, group: Sequence[Projection], old: int, new: int
+    ) -> Callable[[], None]:
         """Claim the batch first, in one statement and in one order everywhere: a racing
         runner blocks on the first position, then fails its guard, before it has written
-        a single row."""
+        a single row (pipelined: before its rows are kept). The guard is returned, to be
+        called once the claim is answered."""
         names = sorted(p.name for p in group)
         marks = ", ".join("?" * len(names))
         if conn.dialect.name == "postgresql":
-            changed = conn.execute(
+            changed = conn.send(
                 "UPDATE projection_positions p SET position = ? FROM (SELECT name FROM"
                 f" projection_positions WHERE name IN ({marks}) AND position = ?"
                 " ORDER BY name FOR UPDATE) claimed WHERE p.name = claimed.name",
                 (new, *names, old),
             )
         else:  # one writer at a time
-            changed = conn.execute(
+            changed = conn.send(
                 "UPDATE projection_positions SET position = ?"
                 f" WHERE name IN ({marks}) AND position = ?",
                 (new, *names, old),
             )
-        if changed != len(names):
-            raise ProjectionConflict(", ".join(names))
+
+        def guard() -> None:
+            if changed() != len(names):
+                raise ProjectionConflict(", ".join(names))
+
+        return guard
 
     def _advance(self, head: int) -> None:
         with self._reached_changed:

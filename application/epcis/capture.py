@@ -46,7 +46,7 @@ from projections.runner import ProjectionRunner
 log = logging.getLogger(__name__)
 
 #: Captures of up to this many events are stored in a pipelined transaction (a one-event
-#: capture answers after 6 round trips where it took 13); larger ones COPY their query
+#: capture waits for 4 answers where it waited for 13); larger ones COPY their query
 #: rows, which a pipeline cannot, and their round trips weigh little.
 PIPELINED_UP_TO = 32
 

@@ -11,7 +11,7 @@ not a thousand: a row costs PostgreSQL ~10 µs to insert on a small machine, a t
 what capture spends on an event there, where a hash in a run costs bytes.
 """
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from eventsourcing.persistence import StoredEvent
@@ -127,23 +127,33 @@ class LeafWriter:
     def append(self, cursor: Any, entries: Sequence[StoredEntry]) -> None:
         """Give `entries` (just inserted, in log order) their leaves, after any entry
         before them that has none."""
+        self.send(cursor, entries)()
+
+    def send(self, cursor: Any, entries: Sequence[StoredEntry]) -> Callable[[], None]:
+        """`append`, whose PostgreSQL statement is sent without reading its answer: the
+        check returned, to call before the commit, reads it (in a pipeline, once it has
+        come with later answers) and writes the leaves after any entries that lack one."""
         if not entries:
-            return
+            return _nothing
         first = entries[0].position
         if self.backend == "postgresql":
             columns = _columns(runs(0, entries))
             cursor.execute(self._append_after_newest, (*columns, first), binary=True)
-            if cursor.fetchone() is not None:
-                return
-            # Nothing inserted: entries before these lack a leaf.
-            (index, position), gap = self._last_leaf(cursor), True
-        else:  # SQLite's statements cost no round trip: a check, then the insert
-            index, position = self._last_leaf(cursor)
-            cursor.execute(self._gap, (position, first))
-            gap = cursor.fetchone() is not None
-        if gap:
+
+            def check() -> None:
+                if cursor.fetchone() is None:  # nothing inserted: entries before lack one
+                    index, position = self._last_leaf(cursor)
+                    index = self._fill(cursor, index, position, first)
+                    self.write(cursor, index + 1, entries)
+
+            return check
+        # SQLite's statements cost no round trip: a check, then the insert.
+        index, position = self._last_leaf(cursor)
+        cursor.execute(self._gap, (position, first))
+        if cursor.fetchone() is not None:
             index = self._fill(cursor, index, position, first)
         self.write(cursor, index + 1, entries)
+        return _nothing
 
     def fill(self, cursor: Any, before: int) -> int:
         """Give every entry before position `before` that has none its leaf; the number of
@@ -182,6 +192,10 @@ class LeafWriter:
                 return
             yield batch
             after = batch[-1].position
+
+
+def _nothing() -> None:
+    """The check of leaves written already."""
 
 
 def _columns(rows: Sequence[tuple[int, int, bytes]]) -> tuple[list[Any], ...]:

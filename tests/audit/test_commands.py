@@ -147,3 +147,30 @@ async def test_a_log_written_without_the_tree_gets_its_leaves_at_the_next_start(
         assert report.entries == on.audit.heads.tree.size()
     finally:
         await on.stop()
+
+
+def test_a_pipelined_append_after_entries_without_leaves_gives_them_theirs_first(
+    settings: Settings,
+) -> None:
+    off = Tracepoint(settings.model_copy(update={"audit_tree": False}))
+    off.store.save(
+        *(
+            CapturedEvent.captured(f"urn:uuid:{n}", event(n), {}, "2024-03-01T10:00:00.000Z", "c")
+            for n in (1, 2)
+        )
+    )
+    off.close()
+    on = Tracepoint(settings)
+    try:
+        # As a small capture appends: its leaves' statement is answered only at the end.
+        with on.database.transaction(pipelined=True) as conn:
+            on.store.lock_within(conn)
+            on.store.append_within(
+                conn,
+                CapturedEvent.captured("urn:uuid:3", event(3), {}, "2024-03-01T10:00:00.000Z", "c"),
+            )
+        report = on.audit.verification.verify()
+        assert report.ok, report.findings
+        assert report.entries == on.audit.heads.tree.size() == 3
+    finally:
+        on.close()

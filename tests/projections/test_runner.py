@@ -160,13 +160,14 @@ def test_appended_events_are_projected_in_their_own_transaction(
     service.close()
 
 
+@pytest.mark.parametrize("pipelined", [False, True])
 def test_appended_events_that_do_not_follow_what_was_applied_are_left_to_catch_up(
-    small_batches: Settings,
+    small_batches: Settings, pipelined: bool
 ) -> None:
     service = Tracepoint(small_batches)
     service.projections.catch_up()
     service.store.save(*captured(2))  # written by "another process", not yet projected
-    _, projected = append_and_project(service, captured(5)[2:])
+    _, projected = append_and_project(service, captured(5)[2:], pipelined=pipelined)
     assert projected is False
     assert count(service, "epcis_events") == 0
     service.projections.catch_up()
