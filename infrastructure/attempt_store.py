@@ -4,7 +4,8 @@ it counts together: a limit or a lock does not grow weaker with the number of pr
 from collections.abc import Sequence
 
 from domain.access.backoff import Backoff
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 
 _DDL = (
     "CREATE TABLE IF NOT EXISTS auth_attempts ("

@@ -24,7 +24,7 @@ from psycopg_pool import ConnectionPool
 
 from domain.aggregate import Aggregate, DomainEvent
 from infrastructure.audit.leaf_writer import LeafWriter, stored_entries
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.log_compression import LogCompressor
 from infrastructure.log_topics import ShortTopicMapper, stored_topics

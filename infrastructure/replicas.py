@@ -19,7 +19,8 @@ from typing import Any
 
 import psycopg
 
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from infrastructure.database_url import DatabaseUrl
 from infrastructure.outages import is_database_unavailable
 from infrastructure.pg_pool import connection_pool

@@ -8,7 +8,8 @@ dropped by a replay, and hold only digests of the tokens they were issued with.
 import uuid
 from dataclasses import dataclass
 
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from infrastructure.passwords import hash_token
 
 _DDL = (

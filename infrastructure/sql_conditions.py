@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from infrastructure.database import Dialect
+from infrastructure.sql_dialect import Dialect
 
 
 def any_of(dialect: Dialect, column: str, values: Sequence[Any], params: list[Any]) -> str:

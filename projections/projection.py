@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from eventsourcing.utils import get_topic
 
 from domain.collections.schema import Collection
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.search_index import create_search_indexes, drop_search_indexes
 

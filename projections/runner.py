@@ -10,7 +10,8 @@ from itertools import takewhile
 
 from eventsourcing.utils import get_topic
 
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from infrastructure.event_store import EventStore, LoggedEvent
 from infrastructure.outages import is_database_unavailable
 from projections.projection import Projection, statement_text

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 
 from domain.collections.schema import Collection, Field, FieldType
 from domain.collections.selection import is_concealed
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
 

@@ -36,7 +36,8 @@ from domain.epcis.storable import event_id_violations, nesting_violation, nul_vi
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
 from domain.epcis.xml_paths import XmlPlaces
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.event_store import DuplicateAggregate, EventStore, LoggedEvent
 from projections.epcis.readers import CaptureJobRow as CaptureJobRow

@@ -21,7 +21,7 @@ from domain.epcis.timestamps import InvalidTimestamp, parse_timestamp, to_micros
 from domain.gs1 import canonical_epc
 from domain.gs1.epc import gs1_key_path
 from domain.gs1.link_to_urn import CompanyPrefixes, company_prefix, company_prefix_at, epc_urn_at
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from projections.epcis.company_prefixes import CompanyPrefixReader
 from projections.epcis.lineage_reader import LineageReader, LinkRow, StateRow
 

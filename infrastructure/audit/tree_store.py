@@ -9,7 +9,8 @@ from domain.audit.entries import StoredEntry
 from domain.audit.heads import TreeHead
 from domain.audit.merkle import node_hash, perfect_of
 from infrastructure.audit.leaf_writer import HASH_SIZE, LeafWriter, newest_run
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from infrastructure.event_store import log_position, log_table
 
 #: Subtrees of 2**NODE_LEVEL leaves and more are stored as nodes, one for every 128

@@ -8,7 +8,8 @@ import orjson
 
 from domain.access.collections import normalise_email
 from domain.access.policies import PermissionRule, PolicyGrant
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from infrastructure.sql_conditions import in_list
 
 #: Roles nest; a longer chain than this is a cycle someone wrote, not a hierarchy.

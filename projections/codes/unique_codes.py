@@ -11,7 +11,7 @@ from typing import Any
 
 from domain.codes.chunk import CodeChunk, code_ids
 from domain.collections.schema import Collection, Field, FieldType
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from infrastructure.sql_conditions import chunks, in_list
 from projections.items.records import collection_ddl, column_value

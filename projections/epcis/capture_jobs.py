@@ -6,7 +6,7 @@ from typing import Any
 import orjson
 
 from domain.epcis.capture_job import CaptureJob
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
 

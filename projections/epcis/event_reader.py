@@ -8,7 +8,8 @@ from domain.epcis.attribute_parameters import AttributeMatch
 from domain.epcis.event_query import EventQuery
 from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from infrastructure.sql_conditions import any_of, in_list
 from projections.epcis.epc_roles import role_numbers
 from projections.epcis.event_keys import event_id_of, event_key, stored_event_id

@@ -7,7 +7,7 @@ from domain.epcis.captured_event import CapturedEvent
 from domain.epcis.derived_terms import DerivedTerms
 from domain.epcis.index_terms import EventTerms, event_terms
 from domain.epcis.timestamps import timestamp_micros
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.epcis.epc_roles import ROLE_NUMBERS
 from projections.epcis.event_keys import event_key, stored_event_id

@@ -15,7 +15,7 @@ from domain.epcis.lineage_terms import (
     TRANSFORMED_INTO,
     event_lineage,
 )
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.epcis.events import MAX_INDEXED_LENGTH
 from projections.epcis.stored_ids import stored_id

@@ -7,7 +7,8 @@ from typing import Any
 
 from domain.epcis.event_query import EventQuery
 from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF, TRANSFORMED_INTO
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from infrastructure.sql_conditions import any_of, chunks
 from projections.epcis.epc_roles import ROLE_NUMBERS
 from projections.epcis.event_keys import event_id_of

@@ -8,7 +8,7 @@ import orjson
 
 from domain.epcis.captured_master_data import CapturedMasterData
 from domain.epcis.master_data import attribute_text, element_key, vocabulary_elements
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from domain.epcis.capture_job import CaptureJob
 from domain.epcis.curies import event_namespaces
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from infrastructure.event_store import LoggedEvent
 from infrastructure.sql_conditions import chunks, in_list
 

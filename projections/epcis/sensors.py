@@ -5,7 +5,7 @@ from typing import Any
 
 from domain.epcis.index_terms import EventTerms
 from domain.epcis.sensor_terms import ELEMENT_COLUMNS, REPORT_COLUMNS
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 
 #: Text longer than this is kept in the stored event but not indexed (B-tree entry limit).
 _MAX_TEXT = 600

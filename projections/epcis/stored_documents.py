@@ -12,9 +12,9 @@ of a page cost more than the query's SQL, so the common case cuts EVENT out of t
 import orjson
 
 from domain.epcis.captured_event import as_captured
-from infrastructure.database import Dialect
 from infrastructure.event_store import log_position, log_table
 from infrastructure.log_compression import decompressed
+from infrastructure.sql_dialect import Dialect
 
 _EVENT = b',"epcis_event":'
 _NAMESPACES = b',"namespaces":{'

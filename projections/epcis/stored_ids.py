@@ -20,8 +20,8 @@ from typing import Any
 
 from domain.gs1 import Glob
 from domain.gs1.digital_link import GS1_RESOLVER
-from infrastructure.database import Dialect
 from infrastructure.sql_conditions import any_glob
+from infrastructure.sql_dialect import Dialect
 
 _DIGITS = frozenset("0123456789")
 _ESCAPE = "!"

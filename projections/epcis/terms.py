@@ -14,7 +14,7 @@ use, and a rebuilt table numbers afresh, so nothing outside the database remembe
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.sql_conditions import any_glob, any_of, in_list
 
 EVENT_TYPE = 1

@@ -30,7 +30,7 @@ event's key, or the stages answer.
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.sql_conditions import any_of, number_rows
 from projections.epcis.field_order import NUMBER, driven_keys_sql, key_kind, least_values
 

@@ -20,8 +20,8 @@ from domain.collections.operators import ARRAY_OPERATORS, STRING_MATCHES
 from domain.collections.query_errors import FieldForbidden, QueryError
 from domain.collections.schema import Collection, Field, FieldType, Schema
 from domain.collections.validation import validate
-from infrastructure.database import Dialect
 from infrastructure.sql_conditions import glob_condition
+from infrastructure.sql_dialect import Dialect
 from projections.items.search import TextIndex
 from projections.items.sql import Rules, Sql, and_rule, escape_like, field_of, link_condition, param
 from projections.search_index import indexed_fields, search_fields

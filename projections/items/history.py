@@ -12,7 +12,7 @@ import orjson
 from domain.collections.schema import Collection
 from domain.records.history import ACTIVITY, HISTORY_COLLECTIONS, REVISIONS, masked
 from domain.records.record import Record
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.items.records import collection_ddl
 from projections.projection import Projection

@@ -38,7 +38,8 @@ from domain.collections.query_errors import QueryError
 from domain.collections.schema import Collection, Field, FieldType, Schema
 from domain.collections.selection import select
 from domain.collections.validation import validate
-from infrastructure.database import Connection, Database
+from infrastructure.connection import Connection
+from infrastructure.database import Database
 from projections.items.filters import FilterCompiler, RuleBook, compile_filter
 from projections.items.ordering import order_by
 from projections.items.search import TextIndex, compile_search

@@ -7,7 +7,7 @@ import orjson
 
 from domain.collections.schema import Collection, Field, FieldType
 from domain.records.record import Record
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.projection import Projection
 

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from domain.collections.schema import Collection
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.items.records import collection_ddl
 from projections.projection import Projection

@@ -9,7 +9,7 @@ from typing import Any
 from domain.collections.coercion import parse_number
 from domain.collections.schema import Collection, Field, FieldType
 from domain.collections.selection import is_concealed
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from projections.items.sql import Sql, escape_like
 from projections.search_index import (
     SEPARATOR,

@@ -9,7 +9,7 @@ import orjson
 from domain.collections.deep import NestedQuery
 from domain.collections.schema import Alias, Collection, Field, FieldType, Schema
 from domain.collections.selection import CONCEALED, Selection, is_concealed
-from infrastructure.database import Connection
+from infrastructure.connection import Connection
 from infrastructure.sql_conditions import chunks
 from projections.items.filters import RuleBook
 from projections.items.ordering import order_by

@@ -1,0 +1,144 @@
+"""A database connection inside one transaction, speaking the shared SQL of both backends
+(`Database.transaction` hands them out)."""
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from psycopg import Pipeline
+
+from infrastructure.pg_pipeline import discard_errors
+from infrastructure.sql_dialect import Dialect
+
+Row = tuple[Any, ...]
+
+#: Up to this many rows `insert_many` sends as one INSERT rather than a COPY.
+_FEW_ROWS = 32
+#: The most parameters PostgreSQL takes in one statement.
+_MAX_PARAMETERS = 65_535
+
+
+class Connection:
+    """A database connection inside one transaction, speaking the shared SQL."""
+
+    def __init__(self, raw: Any, dialect: Dialect, pipeline: Pipeline | None = None) -> None:
+        self._raw = raw
+        self.dialect = dialect
+        self._pipeline = pipeline
+        self._before_commit: list[Callable[[], None]] = []
+
+    @property
+    def raw(self) -> Any:
+        """The driver's connection, for statements only one dialect has."""
+        return self._raw
+
+    @property
+    def pipelined(self) -> bool:
+        """Whether statements wait for the next sync or read to be answered
+        (`Database.transaction(pipelined=True)`)."""
+        return self._pipeline is not None
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; return the number of rows it changed."""
+        cursor = self._raw.execute(self.dialect.render(sql), params)
+        if self._pipeline is not None:
+            self._pipeline.sync()  # the count arrives with the answer
+        return int(cursor.rowcount)
+
+    def send(self, sql: str, params: Sequence[Any] = ()) -> Callable[[], int]:
+        """Run one statement without waiting for its answer: pipelined, it comes with the
+        next sync or read, which raises its error. Returns what gives the number of rows
+        it changed, once answered."""
+        cursor = self._raw.execute(self.dialect.render(sql), params)
+        return lambda: int(cursor.rowcount)
+
+    def sync(self) -> None:
+        """Have every statement sent so far answered, raising the first one's error."""
+        if self._pipeline is not None:
+            self._pipeline.sync()
+
+    def before_commit(self, check: Callable[[], None]) -> None:
+        """Call `check` (which may raise, or write) before the transaction commits:
+        pipelined, once everything else is sent, so that its answers have come; else now."""
+        if self._pipeline is None:
+            check()
+        else:
+            self._before_commit.append(check)
+
+    def run_before_commit(self) -> None:
+        """Call the checks `before_commit` held back (the transaction is about to commit)."""
+        for check in self._before_commit:
+            check()
+
+    def rollback_to(self, savepoint: str) -> None:
+        """Undo what was written since `savepoint`, also after a statement failed."""
+        if self._pipeline is not None:
+            discard_errors(self._pipeline)
+        self._raw.execute(f"ROLLBACK TO SAVEPOINT {savepoint}")
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement once per row of parameters."""
+        rows = list(rows)
+        if rows:
+            self._raw.cursor().executemany(self.dialect.render(sql), rows)
+
+    def insert_many(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """Insert many rows at once: COPY on PostgreSQL, a prepared executemany on SQLite."""
+        if not rows:
+            return
+        if self.dialect.name == "postgresql" and (len(rows) <= _FEW_ROWS or self.pipelined):
+            # A COPY costs two round trips more than one INSERT of a few rows, and a
+            # pipeline cannot COPY.
+            marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
+            size = _MAX_PARAMETERS // len(columns)
+            for part in (rows[start : start + size] for start in range(0, len(rows), size)):
+                self._raw.execute(
+                    f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                    + ", ".join([marks] * len(part)),
+                    [value for row in part for value in row],
+                )
+            return
+        if self.dialect.name == "postgresql":
+            # COPY moves bulk rows several times faster than even pipelined INSERTs.
+            with self._raw.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        marks = ", ".join("?" * len(columns))
+        self._raw.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+    def lock(self, name: str) -> None:
+        """Make transactions that lock the same name take turns, until this one ends.
+
+        PostgreSQL: a transaction-scoped advisory lock. SQLite needs nothing: its write
+        transactions (BEGIN IMMEDIATE) already run one at a time.
+        """
+        if self.dialect.name == "postgresql":
+            self._raw.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(name),))
+
+    def lock_shared(self, name: str) -> None:
+        """Wait while another transaction or session holds `name` exclusively (`lock`,
+        `Database.exclusive`); holders of the shared lock do not wait for each other."""
+        if self.dialect.name == "postgresql":
+            self._raw.execute("SELECT pg_advisory_xact_lock_shared(%s)", (lock_key(name),))
+
+    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """All rows of a query."""
+        return list(self._raw.execute(self.dialect.render(sql), params).fetchall())
+
+    def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """The first row of a query, or None."""
+        row = self._raw.execute(self.dialect.render(sql), params).fetchone()
+        return tuple(row) if row is not None else None
+
+    def fetchval(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first column of the first row, or None."""
+        row = self.fetchone(sql, params)
+        return row[0] if row else None
+
+
+def lock_key(name: str) -> int:
+    """The 64-bit key of a PostgreSQL advisory lock named `name`."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
