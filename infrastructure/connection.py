@@ -21,10 +21,18 @@ _MAX_PARAMETERS = 65_535
 class Connection:
     """A database connection inside one transaction, speaking the shared SQL."""
 
-    def __init__(self, raw: Any, dialect: Dialect, pipeline: Pipeline | None = None) -> None:
+    def __init__(
+        self, raw: Any, dialect: Dialect, pipeline: Pipeline | None = None, quiet: Any = None
+    ) -> None:
+        """`quiet` (PostgreSQL) is a cursor for the statements whose answers nobody reads,
+        and outside a pipeline for every statement: psycopg's cursors cost more to make
+        than a short statement costs to send. Without it, each statement has its own."""
         self._raw = raw
         self.dialect = dialect
         self._pipeline = pipeline
+        self._quiet = quiet if quiet is not None else raw
+        # Outside a pipeline every answer is read before the next statement is sent.
+        self._reader = self._quiet if pipeline is None else raw
         self._before_commit: list[Callable[[], None]] = []
 
     @property
@@ -40,15 +48,19 @@ class Connection:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one statement; return the number of rows it changed."""
-        cursor = self._raw.execute(self.dialect.render(sql), params)
+        cursor = self._reader.execute(self.dialect.render(sql), params)
         if self._pipeline is not None:
             self._pipeline.sync()  # the count arrives with the answer
         return int(cursor.rowcount)
 
-    def send(self, sql: str, params: Sequence[Any] = ()) -> Callable[[], int]:
+    def send(self, sql: str, params: Sequence[Any] = ()) -> None:
         """Run one statement without waiting for its answer: pipelined, it comes with the
-        next sync or read, which raises its error. Returns what gives the number of rows
-        it changed, once answered."""
+        next sync or read, which raises its error."""
+        self._quiet.execute(self.dialect.render(sql), params)
+
+    def send_counted(self, sql: str, params: Sequence[Any] = ()) -> Callable[[], int]:
+        """`send`, returning what gives the number of rows the statement changed, once
+        answered."""
         cursor = self._raw.execute(self.dialect.render(sql), params)
         return lambda: int(cursor.rowcount)
 
@@ -74,13 +86,14 @@ class Connection:
         """Undo what was written since `savepoint`, also after a statement failed."""
         if self._pipeline is not None:
             discard_errors(self._pipeline)
-        self._raw.execute(f"ROLLBACK TO SAVEPOINT {savepoint}")
+        self._quiet.execute(f"ROLLBACK TO SAVEPOINT {savepoint}")
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         """Run one statement once per row of parameters."""
         rows = list(rows)
         if rows:
-            self._raw.cursor().executemany(self.dialect.render(sql), rows)
+            cursor = self._quiet if self._quiet is not self._raw else self._raw.cursor()
+            cursor.executemany(self.dialect.render(sql), rows)
 
     def insert_many(
         self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
@@ -94,7 +107,7 @@ class Connection:
             marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
             size = _MAX_PARAMETERS // len(columns)
             for part in (rows[start : start + size] for start in range(0, len(rows), size)):
-                self._raw.execute(
+                self._quiet.execute(
                     f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
                     + ", ".join([marks] * len(part)),
                     [value for row in part for value in row],
@@ -116,21 +129,21 @@ class Connection:
         transactions (BEGIN IMMEDIATE) already run one at a time.
         """
         if self.dialect.name == "postgresql":
-            self._raw.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(name),))
+            self._quiet.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(name),))
 
     def lock_shared(self, name: str) -> None:
         """Wait while another transaction or session holds `name` exclusively (`lock`,
         `Database.exclusive`); holders of the shared lock do not wait for each other."""
         if self.dialect.name == "postgresql":
-            self._raw.execute("SELECT pg_advisory_xact_lock_shared(%s)", (lock_key(name),))
+            self._quiet.execute("SELECT pg_advisory_xact_lock_shared(%s)", (lock_key(name),))
 
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a query."""
-        return list(self._raw.execute(self.dialect.render(sql), params).fetchall())
+        return list(self._reader.execute(self.dialect.render(sql), params).fetchall())
 
     def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         """The first row of a query, or None."""
-        row = self._raw.execute(self.dialect.render(sql), params).fetchone()
+        row = self._reader.execute(self.dialect.render(sql), params).fetchone()
         return tuple(row) if row is not None else None
 
     def fetchval(self, sql: str, params: Sequence[Any] = ()) -> Any:

@@ -198,18 +198,19 @@ class Database:
         `insert_many` then INSERTs where it would COPY.
         """
         if self._pg_pool is not None and pipelined:
-            with self._pg_connection() as raw, pipelined_transaction(raw) as pipeline:
+            with self._pg_connection() as raw, pipelined_transaction(raw) as (pipeline, quiet):
+                in_pipeline = Connection(raw, self.dialect, pipeline, quiet)
                 if not durable:
-                    raw.execute("SET LOCAL synchronous_commit = off")
-                in_pipeline = Connection(raw, self.dialect, pipeline)
+                    in_pipeline.send("SET LOCAL synchronous_commit = off")
                 yield in_pipeline
                 in_pipeline.run_before_commit()
             return
         if self._pg_pool is not None:
             with self._pg_connection() as raw, raw.transaction():
+                in_transaction = Connection(raw, self.dialect, quiet=raw.cursor())
                 if not durable:
-                    raw.execute("SET LOCAL synchronous_commit = off")
-                yield Connection(raw, self.dialect)
+                    in_transaction.send("SET LOCAL synchronous_commit = off")
+                yield in_transaction
             return
         conn = self._sqlite_connection()
         try:

@@ -17,21 +17,28 @@ from psycopg.pq import TransactionStatus
 
 
 @contextmanager
-def pipelined_transaction(raw: psycopg.Connection[Any]) -> Iterator[Pipeline]:
+def pipelined_transaction(
+    raw: psycopg.Connection[Any],
+) -> Iterator[tuple[Pipeline, psycopg.Cursor[Any]]]:
     """One transaction on `raw` (idle, not in autocommit) in pipeline mode: committed when
-    the block ends, rolled back if it raises; `raw` is given back as it was lent."""
+    the block ends, rolled back if it raises; `raw` is given back as it was lent.
+
+    Yields the pipeline and a cursor for the statements whose answers nobody reads: a
+    cursor of its own for each would cost more than some of those statements.
+    """
     raw.autocommit = True
     try:
         with raw.pipeline() as pipeline:
-            raw.execute("BEGIN")
+            quiet = raw.cursor()
+            quiet.execute("BEGIN")
             try:
-                yield pipeline
-                raw.execute("COMMIT")
+                yield pipeline, quiet
+                quiet.execute("COMMIT")
                 pipeline.sync()
             except BaseException:
                 discard_errors(pipeline)
                 if not raw.broken:
-                    raw.execute("ROLLBACK")
+                    quiet.execute("ROLLBACK")
                 raise
     finally:
         if not raw.broken and not raw.closed:

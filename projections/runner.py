@@ -103,6 +103,8 @@ class ProjectionRunner:
         self._store = store
         self._db = database
         self.projections = tuple(projections)
+        # What each follows, by name: spelling topics costs more than a small batch.
+        self._followed = {p.name: frozenset(p.topics) for p in self.projections}
         # Projections of earlier versions, by name, with the tables they owned.
         self._retired = dict(retired or {})
         self._batch_size = batch_size
@@ -369,9 +371,10 @@ class ProjectionRunner:
         claimed = self._move(conn, group, old, new)
         if not conn.pipelined:
             claimed()
+        topics = [get_topic(type(e.event)) for e in events]
         for projection in group:
-            topics = frozenset(projection.topics)
-            mine = [e for e in events if get_topic(type(e.event)) in topics]
+            followed = self._followed[projection.name]
+            mine = [e for e, topic in zip(events, topics, strict=True) if topic in followed]
             if mine:
                 projection.apply(conn, mine)
         if conn.pipelined:
@@ -400,14 +403,14 @@ class ProjectionRunner:
         names = sorted(p.name for p in group)
         marks = ", ".join("?" * len(names))
         if conn.dialect.name == "postgresql":
-            changed = conn.send(
+            changed = conn.send_counted(
                 "UPDATE projection_positions p SET position = ? FROM (SELECT name FROM"
                 f" projection_positions WHERE name IN ({marks}) AND position = ?"
                 " ORDER BY name FOR UPDATE) claimed WHERE p.name = claimed.name",
                 (new, *names, old),
             )
         else:  # one writer at a time
-            changed = conn.send(
+            changed = conn.send_counted(
                 "UPDATE projection_positions SET position = ?"
                 f" WHERE name IN ({marks}) AND position = ?",
                 (new, *names, old),

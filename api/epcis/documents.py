@@ -50,22 +50,15 @@ async def read_document(request: web.Request, max_bytes: int, limits: dict[str, 
                 limits,
             )
         )
-    too_large = epcis_exception(
-        413,
-        "CaptureLimitExceededException",
-        f"The document is larger than {max_bytes} bytes, the most this repository "
-        "accepts in one request",
-        limits,
-    )
     if request.content_length is not None and request.content_length > max_bytes:
-        raise DocumentRejected(too_large)
+        raise DocumentRejected(_too_large(max_bytes, limits))
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.content.iter_chunked(1 << 16):
         size += len(chunk)
         if size > max_bytes:
             # Stop reading at once: a client streaming gigabytes gets its answer early.
-            raise DocumentRejected(too_large)
+            raise DocumentRejected(_too_large(max_bytes, limits))
         chunks.append(chunk)
     body = b"".join(chunks)
     if not body.strip():
@@ -81,6 +74,16 @@ async def read_document(request: web.Request, max_bytes: int, limits: dict[str, 
         raise DocumentRejected(
             invalid_document([Violation("(root)", f"The body is not valid JSON: {exc}")])
         ) from exc
+
+
+def _too_large(max_bytes: int, limits: dict[str, str]) -> web.Response:
+    return epcis_exception(
+        413,
+        "CaptureLimitExceededException",
+        f"The document is larger than {max_bytes} bytes, the most this repository "
+        "accepts in one request",
+        limits,
+    )
 
 
 def located(request: web.Request, violations: list[Violation]) -> list[Violation]:

@@ -64,23 +64,32 @@ MAX_NESTING = 128
 
 def nesting_violation(document: Any, limit: int = MAX_NESTING) -> Violation | None:
     """A violation at the first place the document nests deeper than `limit`, or None."""
-    # A stack, not recursion: the document may be as deep as its parser allowed.
-    stack: list[tuple[Any, str, int]] = [(document, "", 0)]
+    # A stack, not recursion: the document may be as deep as its parser allowed. Only
+    # objects and arrays are stacked, each with the trail of keys that led to it, which
+    # is spelled out as a path only for the violation.
+    if not isinstance(document, (dict, list)):
+        return None
+    stack: list[tuple[Any, int, Any]] = [(document, 0, None)]
     while stack:
-        value, path, depth = stack.pop()
-        if isinstance(value, dict):
-            children: Any = value.items()
-        elif isinstance(value, list):
-            children = enumerate(value)
-        else:
-            continue
+        value, depth, trail = stack.pop()
         if depth >= limit:
             # At the root whatever the place: the rest of the document goes unchecked, so
             # no part of it may be stored, whatever the error behaviour.
             return Violation(
                 "(root)",
-                f"The document nests objects and arrays deeper than {limit} levels (at {path})",
+                f"The document nests objects and arrays deeper than {limit} levels"
+                f" (at {_spelled(trail)})",
             )
-        for key, child in children:
-            stack.append((child, f"{path}.{key}" if path else str(key), depth + 1))
+        for key, child in value.items() if isinstance(value, dict) else enumerate(value):
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1, (key, trail)))
     return None
+
+
+def _spelled(trail: Any) -> str:
+    """The dotted path of a trail of (key, parent trail) pairs."""
+    keys: list[str] = []
+    while trail is not None:
+        key, trail = trail
+        keys.append(str(key))
+    return ".".join(reversed(keys))
