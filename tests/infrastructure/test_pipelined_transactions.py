@@ -53,6 +53,19 @@ def test_a_pipelined_transaction_commits_what_it_sent(rows: Database) -> None:
     assert ids(rows) == [1, 2]
 
 
+def test_a_counted_statement_answers_its_own_count_after_later_statements(
+    rows: Database,
+) -> None:
+    # Statements whose answers nobody reads share a cursor; a counted one must not.
+    with rows.transaction(pipelined=True) as conn:
+        conn.send("INSERT INTO rows VALUES (?, ?)", (1, "a"))
+        conn.send("INSERT INTO rows VALUES (?, ?)", (2, "b"))
+        counted = conn.send_counted("UPDATE rows SET note = ? WHERE id > ?", ("c", 0))
+        conn.send("INSERT INTO rows VALUES (?, ?)", (3, "d"))
+        conn.sync()
+        assert counted() == 2
+
+
 def test_a_pipelined_transaction_that_raises_writes_nothing(rows: Database) -> None:
     with pytest.raises(RuntimeError):
         insert(rows, 1, then_raise=True)
