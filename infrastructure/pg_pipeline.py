@@ -33,8 +33,10 @@ def pipelined_transaction(
             quiet.execute("BEGIN")
             try:
                 yield pipeline, quiet
+                # Answered with the sync that ends the pipeline, which raises its error
+                # (or that of any statement before it): a sync of its own would cost a
+                # round trip more.
                 quiet.execute("COMMIT")
-                pipeline.sync()
             except BaseException:
                 discard_errors(pipeline)
                 if not raw.broken:

@@ -122,3 +122,26 @@ def test_the_connection_of_a_failed_pipelined_transaction_serves_the_next_ones(
     with pytest.raises(RuntimeError):
         insert(rows, 6, then_raise=True, pipelined=False)
     assert ids(rows) == [5]
+
+
+def test_a_commit_that_fails_raises_and_writes_nothing(rows: Database) -> None:
+    # The COMMIT is answered with the sync that ends the pipeline: its error still comes.
+    if rows.dialect.name != "postgresql":
+        pytest.skip("a constraint checked at commit is PostgreSQL's")
+    with rows.transaction() as conn:
+        conn.execute(
+            "CREATE TABLE checked_at_commit (id INTEGER, UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)"
+        )
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        _insert_twice_checked_at_commit(rows)
+    assert ids(rows) == []
+    insert(rows, 2)
+    assert ids(rows) == [2]
+
+
+def _insert_twice_checked_at_commit(database: Database) -> None:
+    with database.transaction(pipelined=True) as conn:
+        conn.send("INSERT INTO rows VALUES (?, ?)", (1, "a"))
+        conn.send("INSERT INTO checked_at_commit VALUES (?)", (7,))
+        conn.send("INSERT INTO checked_at_commit VALUES (?)", (7,))
+        conn.sync()  # both inserts are accepted; the commit is what fails
