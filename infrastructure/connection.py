@@ -34,6 +34,7 @@ class Connection:
         # Outside a pipeline every answer is read before the next statement is sent.
         self._reader = self._quiet if pipeline is None else raw
         self._before_commit: list[Callable[[], None]] = []
+        self._when_answered: list[Callable[[], None]] = []
 
     @property
     def raw(self) -> Any:
@@ -64,10 +65,31 @@ class Connection:
         cursor = self._raw.execute(self.dialect.render(sql), params)
         return lambda: int(cursor.rowcount)
 
+    def send_query(self, sql: str, params: Sequence[Any] = ()) -> Callable[[], list[Row]]:
+        """`fetchall` without waiting: pipelined, the rows come with the next sync or read.
+        Returns what gives them, once answered."""
+        if self._pipeline is None:
+            rows = self.fetchall(sql, params)
+            return lambda: rows
+        cursor = self._raw.execute(self.dialect.render(sql), params)
+        return lambda: list(cursor.fetchall())
+
     def sync(self) -> None:
-        """Have every statement sent so far answered, raising the first one's error."""
+        """Have every statement sent so far answered, raising the first one's error; then
+        call the checks `when_answered` held back."""
         if self._pipeline is not None:
             self._pipeline.sync()
+        checks, self._when_answered = self._when_answered, []
+        for check in checks:
+            check()
+
+    def when_answered(self, check: Callable[[], None]) -> None:
+        """Call `check` (which may raise) once the statements sent so far are answered:
+        pipelined, at the next `sync`; else now."""
+        if self._pipeline is None:
+            check()
+        else:
+            self._when_answered.append(check)
 
     def before_commit(self, check: Callable[[], None]) -> None:
         """Call `check` (which may raise, or write) before the transaction commits:
@@ -78,7 +100,10 @@ class Connection:
             self._before_commit.append(check)
 
     def run_before_commit(self) -> None:
-        """Call the checks `before_commit` held back (the transaction is about to commit)."""
+        """Call the checks `before_commit` held back (the transaction is about to commit),
+        after any that `when_answered` still holds."""
+        if self._when_answered:
+            self.sync()
         for check in self._before_commit:
             check()
 
@@ -86,6 +111,8 @@ class Connection:
         """Undo what was written since `savepoint`, also after a statement failed."""
         if self._pipeline is not None:
             discard_errors(self._pipeline)
+        # What was held back was about what is now undone.
+        self._when_answered = []
         self._quiet.execute(f"ROLLBACK TO SAVEPOINT {savepoint}")
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:

@@ -22,6 +22,12 @@ def statement_text(statement: Statement) -> str:
     return "\n".join(f"{name}: {sql}" for name, sql in sorted(statement.items()))
 
 
+class ProjectionConflict(Exception):
+    """What a runner wrote rests on what another transaction changed meanwhile (it moved
+    a projection's position, or numbered the terms afresh): the rows are undone, and the
+    events projected again from the log."""
+
+
 class Projection(ABC):
     """Builds read-model tables from the events it follows.
 

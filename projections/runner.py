@@ -14,7 +14,7 @@ from infrastructure.connection import Connection
 from infrastructure.database import Database
 from infrastructure.event_store import EventStore, LoggedEvent
 from infrastructure.outages import is_database_unavailable
-from projections.projection import Projection, statement_text
+from projections.projection import Projection, ProjectionConflict, statement_text
 from projections.search_index import search_environment
 
 log = logging.getLogger(__name__)
@@ -77,10 +77,6 @@ class ProjectionLag:
     position: int
     positions_behind: int
     seconds_behind: float
-
-
-class ProjectionConflict(Exception):
-    """Another runner moved a projection's position while this one was writing."""
 
 
 class ProjectionRunner:

@@ -31,8 +31,8 @@ from projections.epcis.terms import (
     FIELD_TEXTS,
     READ_POINT,
     Term,
+    TermCache,
     field_term,
-    term_numbers,
 )
 from projections.epcis.terms import SCHEMA as TERMS_SCHEMA
 from projections.epcis.terms import TABLES as TERMS_TABLES
@@ -263,6 +263,9 @@ class EpcisEventsProjection(Projection):
     revision = 8
     tables = TABLES
 
+    def __init__(self) -> None:
+        self._terms = TermCache()
+
     def apply(self, conn: Connection, events: Sequence[LoggedEvent]) -> None:
         """Insert one `epcis_events` row and its index rows per captured event."""
         jobs = [e for e in events if isinstance(e.event, PREFIX_FOLLOWS)]
@@ -348,7 +351,7 @@ class EpcisEventsProjection(Projection):
                     elif text is not None:
                         wanted.add((FIELD_TEXTS, field[1]))
                     fields.append((position, field, text, number, instant))
-        numbers = term_numbers(conn, wanted)
+        numbers = self._terms.numbers(conn, wanted)
         conn.insert_many("epcis_events", EVENT_COLUMNS, _numbered(events_rows, numbers))
         conn.insert_many("epcis_event_epcs", ("position", "role", "epc", "prefix"), epcs)
         conn.insert_many(

@@ -8,7 +8,8 @@ Keys of a few bytes instead of URIs of 30 to 50 (`https://ref.gs1.org/cbv/BizSte
 make each of those indexes about a third of its size. Numbers are given per kind, so a
 kind's values are listed in text order from the terms alone, and they are assigned by
 the database inside the writer's transaction: a rolled-back capture leaves no number in
-use, and a rebuilt table numbers afresh, so nothing outside the database remembers them.
+use, and a rebuilt table numbers afresh, so what a process remembers of them
+(`TermCache`) is confirmed by each transaction that uses it.
 """
 
 from collections.abc import Iterable, Sequence
@@ -16,6 +17,7 @@ from typing import Any
 
 from infrastructure.connection import Connection
 from infrastructure.sql_conditions import any_glob, any_of, in_list
+from projections.projection import ProjectionConflict
 
 EVENT_TYPE = 1
 ACTION = 2
@@ -62,46 +64,113 @@ def field_term(scope: str, name: str) -> str:
     return f"{scope} {name}"
 
 
-# One statement on PostgreSQL: what is new is inserted, what was there is selected. The
-# SELECT does not see rows another transaction committed while this one waited on them
-# (same snapshot); those are read again by `term_numbers`.
+# One statement on PostgreSQL: what is new is inserted, what was there is selected (and
+# flagged so). The SELECT does not see rows another transaction committed while this one
+# waited on them (same snapshot); those are read again by `term_numbers`.
 _INTERN_POSTGRESQL = (
     "WITH wanted (kind, value) AS (SELECT * FROM unnest(?::smallint[], ?::text[])),"
     " added AS (INSERT INTO epcis_terms (kind, value)"
     " SELECT kind, value FROM wanted ORDER BY kind, value"
     " ON CONFLICT (kind, value) DO NOTHING RETURNING id, kind, value)"
-    " SELECT id, kind, value FROM added UNION ALL"
-    " SELECT t.id, t.kind, t.value FROM epcis_terms t"
+    " SELECT id, kind, value, false FROM added UNION ALL"
+    " SELECT t.id, t.kind, t.value, true FROM epcis_terms t"
     " JOIN wanted w ON t.kind = w.kind AND t.value = w.value"
+)
+#: How many of some (number, kind, value) rows `epcis_terms` holds.
+_COUNT_POSTGRESQL = (
+    "SELECT count(*) FROM epcis_terms t"
+    " JOIN unnest(?::bigint[], ?::smallint[], ?::text[]) AS w (id, kind, value)"
+    " ON t.id = w.id AND t.kind = w.kind AND t.value = w.value"
 )
 
 
 def term_numbers(conn: Connection, terms: Iterable[Term]) -> dict[Term, int]:
     """The number of each `(kind, value)`, numbering those not seen before."""
+    return _interned(conn, terms)[0]
+
+
+def _interned(conn: Connection, terms: Iterable[Term]) -> tuple[dict[Term, int], set[Term]]:
+    """`term_numbers`, and which of the terms were there before (on SQLite, which does
+    not tell, all of them)."""
     wanted = sorted(set(terms))
     if not wanted:
-        return {}
+        return {}, set()
     if conn.dialect.name == "postgresql":
         kinds, values = [kind for kind, _ in wanted], [value for _, value in wanted]
-        found = _numbered(conn.fetchall(_INTERN_POSTGRESQL, (kinds, values)))
+        rows = conn.fetchall(_INTERN_POSTGRESQL, (kinds, values))
+        found = _numbered(row[:3] for row in rows)
+        there = {(int(row[1]), str(row[2])) for row in rows if row[3]}
     else:
         # SQLite runs one writer at a time: nothing can be added between the two.
         conn.executemany("INSERT OR IGNORE INTO epcis_terms (kind, value) VALUES (?, ?)", wanted)
-        found = {}
+        found, there = {}, set()
     missing = [term for term in wanted if term not in found]
     if missing:
         params: list[Any] = []
         values_sql = any_of(conn.dialect, "value", sorted({v for _, v in missing}), params)
         rows = conn.fetchall(f"SELECT id, kind, value FROM epcis_terms WHERE {values_sql}", params)
-        found |= _numbered(rows)
+        read = _numbered(rows)
+        found |= read
+        there |= read.keys()
     absent = [term for term in wanted if term not in found]
     if absent:
         raise RuntimeError(f"vocabulary terms were not numbered: {absent[:3]}")
-    return found
+    return found, there
 
 
-def _numbered(rows: Iterable[tuple[Any, ...]]) -> dict[Term, int]:
+def _numbered(rows: Iterable[Sequence[Any]]) -> dict[Term, int]:
     return {(int(kind), str(value)): int(number) for number, kind, value in rows}
+
+
+class TermCache:
+    """Term numbers this process has read, each confirmed again by the transaction that
+    uses it: a pipelined capture then sends its rows without waiting to ask for numbers.
+
+    A number changes only when the table is built afresh, and is kept only once another
+    transaction had committed it. In use, a statement counts the kept (number, kind,
+    value) rows still there; its answer comes with the projection's last sync. If one is
+    gone, that raises ProjectionConflict: the rows are undone, the follower projects the
+    events from the log, and nothing kept is trusted any more.
+    """
+
+    def __init__(self, size: int = 65_536) -> None:
+        self._size = size
+        self._numbers: dict[Term, int] = {}
+
+    def numbers(self, conn: Connection, terms: Iterable[Term]) -> dict[Term, int]:
+        """`term_numbers`, from what is kept where every term is, on a pipelined
+        PostgreSQL connection."""
+        wanted = set(terms)
+        if wanted and conn.pipelined and conn.dialect.name == "postgresql":
+            kept: dict[Term, int] = {}
+            for term in wanted:
+                number = self._numbers.get(term)
+                if number is None:
+                    break
+                kept[term] = number
+            else:
+                self._confirm(conn, kept)
+                return kept
+        found, there = _interned(conn, wanted)
+        if len(self._numbers) + len(there) > self._size:
+            self._numbers.clear()
+        self._numbers.update((term, found[term]) for term in there)
+        return found
+
+    def _confirm(self, conn: Connection, kept: dict[Term, int]) -> None:
+        numbers, kinds, values = [], [], []
+        for (kind, value), number in kept.items():
+            numbers.append(number)
+            kinds.append(kind)
+            values.append(value)
+        counted = conn.send_query(_COUNT_POSTGRESQL, (numbers, kinds, values))
+
+        def check() -> None:
+            if counted()[0][0] != len(kept):
+                self._numbers.clear()
+                raise ProjectionConflict("the vocabulary terms were numbered afresh")
+
+        conn.when_answered(check)
 
 
 def term_values(conn: Connection, numbers: Iterable[int | None]) -> dict[int, str]:

@@ -58,6 +58,24 @@ async def test_captured_events_are_queryable_when_capture_returns(client: Client
     assert returned == event
 
 
+async def test_a_capture_after_the_terms_were_numbered_afresh_is_found_by_its_values(
+    tracepoint: Tracepoint, client: Client
+) -> None:
+    # The service keeps term numbers it has read; another process building the tables
+    # afresh gives them new ones. The capture must not index its event under the old.
+    for _ in range(2):  # the second capture reads its terms as there already: kept
+        await capture(client, document(object_event()))
+    with tracepoint.database.transaction() as conn:
+        rows = conn.fetchall("SELECT kind, value FROM epcis_terms ORDER BY id")
+        conn.execute("DELETE FROM epcis_terms")
+        conn.executemany("INSERT INTO epcis_terms (kind, value) VALUES (?, ?)", rows[::-1])
+    event = object_event()
+    response = await capture(client, document(event))
+    assert response.status == 201
+    found = await events(client, EQ_bizStep="shipping", MATCH_epc=event["epcList"][0])
+    assert [e["epcList"] for e in found] == [event["epcList"]]
+
+
 async def test_an_event_keeps_the_event_id_it_was_captured_with(client: Client) -> None:
     await capture(
         client, document(object_event(eventID="urn:uuid:5c4bbd1a-1111-4cf4-8f13-0c0a7a1f6a11"))

@@ -11,9 +11,11 @@ from projections.epcis.terms import (
     BIZ_STEP,
     READ_POINT,
     SCHEMA,
+    TermCache,
     term_numbers,
     term_values,
 )
+from projections.projection import ProjectionConflict
 
 STEP = (BIZ_STEP, "https://ref.gs1.org/cbv/BizStep-shipping")
 PLACE = "urn:epc:id:sgln:4012345.00001.0"
@@ -82,3 +84,53 @@ def test_a_value_another_transaction_numbers_meanwhile_is_read_as_theirs(
         assert waiting.is_alive()  # blocked on the uncommitted row
     waiting.join(timeout=10)
     assert found == {STEP: theirs}
+
+
+def cached_numbers(
+    database: Database, cache: TermCache, *terms: tuple[int, str]
+) -> dict[tuple[int, str], int]:
+    """What `cache` gives in a pipelined transaction, its confirmation answered."""
+    with database.transaction(pipelined=True) as conn:
+        found = cache.numbers(conn, terms)
+        conn.sync()
+    return found
+
+
+def cache_and_fail(database: Database, cache: TermCache) -> None:
+    with database.transaction(pipelined=True) as conn:
+        cache.numbers(conn, [STEP])
+        raise RuntimeError("rolled back")
+
+
+def renumber(database: Database) -> None:
+    """Build the table afresh, as a rebuild does: every value gets a new number."""
+    with database.transaction() as conn:
+        rows = conn.fetchall("SELECT kind, value FROM epcis_terms")
+        conn.execute("DELETE FROM epcis_terms")
+        conn.execute("INSERT INTO epcis_terms (kind, value) VALUES (?, ?)", (BIZ_STEP, "first"))
+        conn.executemany("INSERT INTO epcis_terms (kind, value) VALUES (?, ?)", rows)
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_kept_number_the_table_no_longer_holds_is_a_conflict_and_forgotten(
+    database: Database,
+) -> None:
+    cache = TermCache()
+    numbers(database, STEP)
+    kept = cached_numbers(database, cache, STEP)[STEP]
+    assert cached_numbers(database, cache, STEP)[STEP] == kept
+    renumber(database)
+    with pytest.raises(ProjectionConflict):
+        cached_numbers(database, cache, STEP)
+    assert cached_numbers(database, cache, STEP) == numbers(database, STEP) != {STEP: kept}
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_number_is_kept_only_once_another_transaction_committed_it(
+    database: Database,
+) -> None:
+    cache = TermCache()
+    with pytest.raises(RuntimeError, match="rolled back"):
+        cache_and_fail(database, cache)
+    # Kept from the rolled-back transaction, the number would fail its confirmation.
+    assert cached_numbers(database, cache, STEP) == numbers(database, STEP)
