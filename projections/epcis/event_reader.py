@@ -231,6 +231,24 @@ def _column_condition(match: ColumnMatch, params: list[Any]) -> str:
 
 
 _PLACE_KINDS = {"readPoint": READ_POINT, "bizLocation": BIZ_LOCATION}
+#: The newest log position the query tables hold: a page's snapshot.
+_NEWEST = "SELECT MAX(position) FROM epcis_events"
+
+
+def _page_rows(query: EventQuery, rows: list[Any]) -> list[PageRow]:
+    """A page's rows as read, each with its event decoded from the log entry."""
+    if query.order_by == "field":
+        return [
+            PageRow(
+                int(r[0]),
+                row_sort_key(r[1], r[2], r[3]),
+                *stored_document(r[5], event_id_of(r[4])),
+            )
+            for r in rows
+        ]
+    return [
+        PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[3], event_id_of(r[2]))) for r in rows
+    ]
 
 
 def _attribute_condition(
@@ -308,34 +326,41 @@ class EpcisEventReader:
         while a client pages do not shift pages, so nothing is skipped or repeated.
         """
         with self._db.reading() as conn:
-            terms = TermIds(conn)
-            selection = _Selection.of(terms, query, snapshot, scope)
-            driven = None
-            if query.order_by == "field":
-                driven = self._driven_page(conn, terms, query, selection, limit, after)
-            rows: list[Any] = driven or []
-            # Stages in page order (one for every order but a field's): read until full.
-            pages = (
-                [] if driven is not None else self._page_sql(terms, query, selection, limit, after)
-            )
-            for sql, params in pages:
-                rows.extend(conn.fetchall(sql, params))
-                if len(rows) >= limit:
-                    break
-            rows = rows[:limit]
+            rows = self._rows(conn, query, limit, snapshot, after, scope)
+        return _page_rows(query, rows)
+
+    def first_page(
+        self, query: EventQuery, *, limit: int, scope: Sequence[EventQuery] | None = None
+    ) -> tuple[int, list[PageRow]]:
+        """`snapshot` and the first `page` below it, read in one transaction: a query's
+        fixed cost is mostly its trips to the database."""
+        with self._db.reading() as conn:
+            snapshot = int(conn.fetchval(_NEWEST) or 0)
+            rows = self._rows(conn, query, limit, snapshot, None, scope)
+        return snapshot, _page_rows(query, rows)
+
+    def _rows(
+        self,
+        conn: Connection,
+        query: EventQuery,
+        limit: int,
+        snapshot: int,
+        after: tuple[int | float | str, int] | None,
+        scope: Sequence[EventQuery] | None,
+    ) -> list[Any]:
+        terms = TermIds(conn)
+        selection = _Selection.of(terms, query, snapshot, scope)
+        driven = None
         if query.order_by == "field":
-            return [
-                PageRow(
-                    int(r[0]),
-                    row_sort_key(r[1], r[2], r[3]),
-                    *stored_document(r[5], event_id_of(r[4])),
-                )
-                for r in rows
-            ]
-        return [
-            PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[3], event_id_of(r[2])))
-            for r in rows
-        ]
+            driven = self._driven_page(conn, terms, query, selection, limit, after)
+        rows: list[Any] = driven or []
+        # Stages in page order (one for every order but a field's): read until full.
+        pages = [] if driven is not None else self._page_sql(terms, query, selection, limit, after)
+        for sql, params in pages:
+            rows.extend(conn.fetchall(sql, params))
+            if len(rows) >= limit:
+                break
+        return rows[:limit]
 
     def _driven_page(
         self,
@@ -463,7 +488,7 @@ class EpcisEventReader:
     def snapshot(self) -> int:
         """The newest log position the query tables hold."""
         with self._db.reading() as conn:
-            value = conn.fetchval("SELECT MAX(position) FROM epcis_events")
+            value = conn.fetchval(_NEWEST)
         return int(value or 0)
 
     def count_after(
