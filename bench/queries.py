@@ -1,10 +1,10 @@
 """Query latency with millions of events stored: over HTTP, and the reader's SQL alone.
 
 Each query is asked `runs` times over HTTP with fresh parameters, then the same
-parameters are run straight through the event reader (`first_page`: the snapshot and the
-page in one transaction, the SQL a request runs for its events): the difference is what
-the API adds per request (routing, signing in, the caller's rights, parsing, writing the
-answer).
+parameters are run straight through the event reader (`snapshot_and_page`: the snapshot
+and the page in one transaction, the SQL a request runs for its events): the difference
+is what the API adds per request (routing, signing in, the caller's rights, parsing,
+writing the answer).
 """
 
 import secrets
@@ -188,7 +188,7 @@ async def measured(service: Tracepoint, stored: Loaded, runs: int) -> dict[str, 
             for query in asked[WARM_UP:]:
                 parsed = await events.parsed({k: [v] for k, v in query.items()}, scope)
                 began = time.perf_counter()
-                reader.first_page(parsed, limit=per_page + 1, scope=scope)
+                reader.snapshot_and_page(parsed, limit=per_page + 1, scope=scope)
                 sql.append((time.perf_counter() - began) * 1000)
             results[name] = QueryFigures(*_percentiles(timings), *_percentiles(sql))
     return results

@@ -141,8 +141,10 @@ class EventQueryService:
         """The snapshot (read now when the first page has none yet) and up to one more
         row than the page holds, in one trip to a worker thread: a query's fixed cost is
         mostly such trips."""
-        if per_page and snapshot is None and after is None:
-            return self._reader.first_page(query, limit=per_page + 1, scope=scope)
+        if per_page and snapshot is None:
+            return self._reader.snapshot_and_page(
+                query, limit=per_page + 1, after=after, scope=scope
+            )
         if snapshot is None:
             snapshot = self._reader.snapshot()
         if not per_page:

@@ -400,18 +400,17 @@ class SubscriptionService:
         they were read up to."""
         record = self._record(key)
         cursor = int((record or {}).get("last_position") or 0)
-        snapshot = self._reader.snapshot()
-        return cursor, self._page(target.query, cursor, target.scope, snapshot), snapshot
+        snapshot, rows = self._snapshot_and_page(target.query, cursor, target.scope)
+        return cursor, rows, snapshot
 
-    def _page(
-        self, query: EventQuery, cursor: int, scope: EventScope, snapshot: int | None = None
-    ) -> list[PageRow]:
-        return self._reader.page(
-            query,
-            limit=self.settings.batch_size,
-            snapshot=self._reader.snapshot() if snapshot is None else snapshot,
-            after=(0, cursor),
-            scope=scope,
+    def _page(self, query: EventQuery, cursor: int, scope: EventScope) -> list[PageRow]:
+        return self._snapshot_and_page(query, cursor, scope)[1]
+
+    def _snapshot_and_page(
+        self, query: EventQuery, cursor: int, scope: EventScope
+    ) -> tuple[int, list[PageRow]]:
+        return self._reader.snapshot_and_page(
+            query, limit=self.settings.batch_size, after=(0, cursor), scope=scope
         )
 
     async def _skip_past(self, key: str, cursor: int, snapshot: int) -> None:

@@ -277,13 +277,8 @@ class OutboundFlows:
         if flow is None:
             return None
         cursor = int(flow.values.get("last_position") or 0)
-        snapshot = self._reader.snapshot()
-        rows = self._reader.page(
-            setup.query,
-            limit=self.settings.batch_size,
-            snapshot=snapshot,
-            after=(0, cursor),
-            scope=setup.scope,
+        snapshot, rows = self._reader.snapshot_and_page(
+            setup.query, limit=self.settings.batch_size, after=(0, cursor), scope=setup.scope
         )
         if not rows:
             return None

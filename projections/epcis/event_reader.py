@@ -329,14 +329,19 @@ class EpcisEventReader:
             rows = self._rows(conn, query, limit, snapshot, after, scope)
         return _page_rows(query, rows)
 
-    def first_page(
-        self, query: EventQuery, *, limit: int, scope: Sequence[EventQuery] | None = None
+    def snapshot_and_page(
+        self,
+        query: EventQuery,
+        *,
+        limit: int,
+        after: tuple[int | float | str, int] | None = None,
+        scope: Sequence[EventQuery] | None = None,
     ) -> tuple[int, list[PageRow]]:
-        """`snapshot` and the first `page` below it, read in one transaction: a query's
-        fixed cost is mostly its trips to the database."""
+        """`snapshot` and the `page` below it, read in one transaction: a query's fixed
+        cost is mostly its trips to the database."""
         with self._db.reading() as conn:
             snapshot = int(conn.fetchval(_NEWEST) or 0)
-            rows = self._rows(conn, query, limit, snapshot, None, scope)
+            rows = self._rows(conn, query, limit, snapshot, after, scope)
         return snapshot, _page_rows(query, rows)
 
     def _rows(
