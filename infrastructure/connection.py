@@ -26,7 +26,8 @@ class Connection:
     ) -> None:
         """`quiet` (PostgreSQL) is a cursor for the statements whose answers nobody reads,
         and outside a pipeline for every statement: psycopg's cursors cost more to make
-        than a short statement costs to send. Without it, each statement has its own."""
+        than a short statement costs to send. Without it (SQLite; a read on a replica),
+        statements go to the connection itself."""
         self._raw = raw
         self.dialect = dialect
         self._pipeline = pipeline
@@ -119,8 +120,7 @@ class Connection:
         """Run one statement once per row of parameters."""
         rows = list(rows)
         if rows:
-            cursor = self._quiet if self._quiet is not self._raw else self._raw.cursor()
-            cursor.executemany(self.dialect.render(sql), rows)
+            self._quiet.executemany(self.dialect.render(sql), rows)
 
     def insert_many(
         self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
