@@ -6,7 +6,7 @@ from typing import Any
 
 from domain.epcis.event_query import EventQuery
 from infrastructure.database import Database
-from projections.epcis.event_reader import scope_condition
+from projections.epcis.event_conditions import scope_condition
 from projections.epcis.stored_ids import canonical_id, stored_id
 from projections.epcis.terms import (
     BIZ_LOCATION,

@@ -11,8 +11,8 @@ from infrastructure.connection import Connection
 from infrastructure.database import Database
 from infrastructure.sql_conditions import any_of, chunks
 from projections.epcis.epc_roles import ROLE_NUMBERS
+from projections.epcis.event_conditions import scope_condition
 from projections.epcis.event_keys import event_id_of
-from projections.epcis.event_reader import scope_condition
 from projections.epcis.lineage import RELATION_CODES, RELATIONS
 from projections.epcis.stored_ids import canonical_id, stored_id
 from projections.epcis.terms import (

@@ -235,7 +235,7 @@ class TestDeclarationParameters:
         self, tracepoint: Tracepoint, stored: Any
     ) -> None:
         from domain.epcis.event_query import parse_event_query
-        from projections.epcis.event_reader import build_where
+        from projections.epcis.event_conditions import build_where
         from projections.epcis.terms import TermIds
 
         database = tracepoint.database

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections.epcis import event_reader, events
+from projections.epcis import event_conditions, events
 from projections.epcis.event_keys import event_id_of, event_key, stored_event_id
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import Client, capture
@@ -23,7 +23,7 @@ def test_an_event_id_has_one_key_and_other_ids_others() -> None:
 async def test_ids_of_one_key_are_told_apart(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for module in (events, event_reader):
+    for module in (events, event_conditions):
         monkeypatch.setattr(module, "event_key", lambda _: 7)
     first, second = object_event(eventID="urn:uuid:1"), object_event(eventID="urn:uuid:2")
     assert (await capture(client, document(first, second))).status == 201
