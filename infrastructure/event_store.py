@@ -23,10 +23,18 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool
 
 from domain.aggregate import Aggregate, DomainEvent
+from infrastructure import log_dictionaries
 from infrastructure.audit.leaf_writer import LeafWriter, stored_entries
 from infrastructure.connection import Connection
 from infrastructure.database_url import DatabaseUrl
-from infrastructure.log_compression import LogCompressor
+from infrastructure.log_compression import (
+    LogCompressor,
+    add_lookup,
+    decompressed,
+    learn,
+    remove_lookup,
+)
+from infrastructure.log_dictionaries import StoredDictionary
 from infrastructure.log_topics import ShortTopicMapper, stored_topics
 from infrastructure.orjson_transcoder import OrjsonTranscoder
 from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder, insert_columns
@@ -142,6 +150,9 @@ class EventStore:
         self.leaf_writer = writer
         self._leaves = writer if audit_tree else None
         recorder.leaves = self._leaves
+        self._compressor: LogCompressor = self._app.mapper.compressor  # type: ignore[assignment]
+        self.load_dictionaries()
+        add_lookup(self.load_dictionaries)
 
     def save(self, *items: Aggregate | DomainEvent) -> int:
         """Store the pending events of all aggregates, and the given events, in one transaction.
@@ -213,14 +224,7 @@ class EventStore:
             else:
                 events.append(item)
         to_stored = self._app.mapper.to_stored_event
-        stored = [to_stored(event) for event in events]
-        try:
-            positions = self._insert(conn, stored)
-        except (sqlite3.IntegrityError, pg_errors.UniqueViolation) as exc:
-            raise DuplicateAggregate(str(exc)) from exc
-        if self._leaves is not None and positions:
-            entries = stored_entries(positions, stored)
-            conn.before_commit(self._leaves.send(conn.raw.cursor(), entries))
+        positions = self.append_stored_within(conn, [to_stored(event) for event in events])
         extra = derived or {}
         return [
             LoggedEvent(
@@ -230,6 +234,44 @@ class EventStore:
             )
             for position, event in zip(positions, events, strict=True)
         ]
+
+    def append_stored_within(self, conn: Connection, stored: Sequence[StoredEvent]) -> list[int]:
+        """Append entries already in their stored form, as `append_within` does; their
+        positions, in order."""
+        try:
+            positions = self._insert(conn, stored)
+        except (sqlite3.IntegrityError, pg_errors.UniqueViolation) as exc:
+            raise DuplicateAggregate(str(exc)) from exc
+        if self._leaves is not None and positions:
+            entries = stored_entries(positions, stored)
+            conn.before_commit(self._leaves.send(conn.raw.cursor(), entries))
+        return positions
+
+    def load_dictionaries(self) -> list[StoredDictionary]:
+        """Learn the log's trained dictionaries and compress new entries with the newest;
+        all of them, oldest first."""
+        rows = self._select([log_dictionaries.AGGREGATE], "state", order="originator_version")
+        found = log_dictionaries.learned(state for part in rows for (state,) in part)
+        if found:
+            self._compressor.dictionary = learn(found[-1].content)
+        return found
+
+    def newest_entries(self, count: int) -> list[bytes]:
+        """The JSON of the newest `count` log entries (a trained dictionary's samples)."""
+        recorder: Any = self._app.recorder
+        backend = self._url.backend
+        table = log_table(backend)
+        if backend == "postgresql":
+            table = f'"{recorder.datastore.schema}"."{table}"'
+        sql = (
+            f"SELECT state FROM {table} WHERE topic <> '{log_dictionaries.TOPIC}'"
+            f" ORDER BY {log_position(backend)} DESC LIMIT {int(count)}"
+        )
+        with recorder.datastore.transaction(commit=False) as cursor:
+            cursor.execute(sql)
+            rows = cursor.fetchall()
+        states = [row["state"] if isinstance(row, dict) else row[0] for row in rows]
+        return [decompressed(bytes(state)) for state in states]
 
     def _insert(self, conn: Connection, stored: Sequence[StoredEvent]) -> list[int]:
         """Insert log entries with the recorder's own statement; their positions, in order."""
@@ -337,4 +379,5 @@ class EventStore:
 
     def close(self) -> None:
         """Release the store's connections."""
+        remove_lookup(self.load_dictionaries)
         self._app.close()

@@ -264,6 +264,25 @@ class ProjectionRunner:
         # Not released: the commit ends it anyway, and a release is one more round trip.
         return True
 
+    def pass_within(self, conn: Connection, position: int) -> bool:
+        """Move every projection over the entry just appended at `position` in `conn`'s
+        transaction, which none of them follows (a log dictionary), as `apply_within`
+        would: else the captures after it could not project inline until the follower had
+        passed it. Call `passed` after the commit."""
+        conn.send("SAVEPOINT inline_projection")
+        try:
+            self._apply_batch(conn, self.projections, position - 1, position, [])
+        except ProjectionConflict:  # the follower moves them instead
+            conn.rollback_to("inline_projection")
+            return False
+        return True
+
+    def passed(self, position: int) -> None:
+        """Note that `pass_within` moved the projections and its transaction committed."""
+        self._tell([], position - 1, position)
+        self._positions.update((p.name, position) for p in self.projections)
+        self._advance(position)
+
     def applied(self, events: Sequence[LoggedEvent]) -> None:
         """Note that `apply_within` projected `events` and their transaction committed."""
         if events:

@@ -12,7 +12,7 @@ from domain.audit.entries import parse_leaf_data
 from domain.audit.heads import MalformedHead, TreeHead, head_from_json
 from domain.audit.merkle import leaf_hash, verify_consistency, verify_inclusion
 from infrastructure.audit.signing_key import BadKey, PublicKey
-from infrastructure.log_compression import decompressed
+from infrastructure.log_compression import UnknownDictionary, decompressed
 
 
 class CheckFailed(Exception):
@@ -78,11 +78,14 @@ def _described(data: bytes, position: int) -> str:
     are not those of an entry at `position`."""
     try:
         entry = parse_leaf_data(data)
+        if entry.position != position:
+            raise CheckFailed(f"the entry's bytes are those of position {entry.position}")
         content = orjson.loads(decompressed(entry.state))
+    except UnknownDictionary:
+        # The proof holds; only the dictionary to read the entry is in the log, not here.
+        return f" ({entry.topic}, compressed with a dictionary trained on the log)"
     except (ValueError, orjson.JSONDecodeError) as exc:
         raise CheckFailed(f"the entry's bytes cannot be read: {exc}") from exc
-    if entry.position != position:
-        raise CheckFailed(f"the entry's bytes are those of position {entry.position}")
     event_id = content.get("event_id") if isinstance(content, dict) else None
     return f" (event {event_id})" if isinstance(event_id, str) else f" ({entry.topic})"
 

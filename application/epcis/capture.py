@@ -172,8 +172,11 @@ class CaptureService:
         read_your_writes_timeout: float,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         metrics: Metrics | None = None,
+        stored: Callable[[int], None] = lambda position: None,
     ) -> None:
+        """`stored` is told the log position each capture reached."""
         self._metrics = metrics or NoMetrics()
+        self._stored = stored
         self._store = store
         self._validator = validator
         self._analyser = analyser
@@ -251,6 +254,7 @@ class CaptureService:
             outcome.events_already_present,
             outcome.events_rejected,
         )
+        self._stored(position)
         if not await self._follower.wait_for(position, self._timeout):
             log.warning("capture %s stored but not yet queryable", outcome.capture_id)
             outcome.visible = False

@@ -86,6 +86,7 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
         max_events=settings.capture_max_events,
         read_your_writes_timeout=settings.read_your_writes_timeout,
         metrics=core.metrics,
+        stored=core.dictionaries.noticed,
     )
     event_reader = EpcisEventReader(core.database)
     tokens = PageTokens(core.secret.encode())

@@ -9,6 +9,7 @@ from application.operations.monitoring import Metrics, NoMetrics
 from application.operations.read_routing import ReadRouting
 from application.service.background import Background
 from application.service.blocking import BlockingRunner
+from application.service.log_dictionaries import LogDictionaryTraining
 from application.service.read_model_follower import ReadModelFollower
 from domain.collections.schema import Schema
 from infrastructure.attempt_store import AttemptStore
@@ -40,6 +41,8 @@ class Core:
     blocking: BlockingRunner
     follower: ReadModelFollower
     background: Background
+    #: Trains the log's compression dictionaries as it grows.
+    dictionaries: LogDictionaryTraining
     access_reader: AccessReader
     #: Password hashes at the cost the settings give.
     passwords: Passwords

@@ -31,6 +31,7 @@ from application.operations.read_routing import ReadRouting
 from application.service.background import Background
 from application.service.blocking import BlockingRunner
 from application.service.core import Core
+from application.service.log_dictionaries import LogDictionaryTraining
 from application.service.read_model_follower import ReadModelFollower
 from infrastructure.attempt_store import AttemptStore
 from infrastructure.database import Database
@@ -73,6 +74,10 @@ class Health:
 log = logging.getLogger(__name__)
 
 #: Collections whose tables other projections than the records' keep.
+#: The background work that trains the log's compression dictionaries, and how often it
+#: looks whether one is due (captures wake it sooner: `LogDictionaryTraining.noticed`).
+DICTIONARY_WORK = "log-dictionary"
+DICTIONARY_INTERVAL = 300.0
 _OWN_PROJECTIONS = frozenset({"unique_code", "code_scan", *REFERENCE_LISTS})
 
 
@@ -144,6 +149,11 @@ def build_core(
         else instance.get_or_create("secret", secrets.token_urlsafe(48))
     )
     access_reader = AccessReader(database, multi_tenant=settings.multi_tenant)
+    background = Background()
+    dictionaries = LogDictionaryTraining(
+        store, database, projections, blocking, lambda: background.wake(DICTIONARY_WORK)
+    )
+    background.every(DICTIONARY_WORK, DICTIONARY_INTERVAL, dictionaries.run)
     return Core(
         settings=settings,
         schema=build_schema(settings.multi_tenant),
@@ -156,7 +166,8 @@ def build_core(
         sign_in_flows=sign_in_flows,
         blocking=blocking,
         follower=ReadModelFollower(projections, blocking, settings.projection_poll_interval),
-        background=Background(),
+        background=background,
+        dictionaries=dictionaries,
         access_reader=access_reader,
         passwords=Passwords(settings.password_hash_time_cost, settings.password_hash_memory_kib),
         secret=secret,

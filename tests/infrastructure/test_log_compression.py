@@ -2,13 +2,25 @@
 exactly the JSON it was given, also from entries written before compression."""
 
 import hashlib
+import secrets
+from collections.abc import Iterator
 
 import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from infrastructure.log_compression import DICTIONARY_1, compressed, decompressed
+from infrastructure.log_compression import (
+    DICTIONARY_1,
+    TrainedDictionary,
+    UnknownDictionary,
+    add_lookup,
+    compressed,
+    decompressed,
+    learn,
+    remove_lookup,
+)
+from infrastructure.log_dictionaries import train
 
 #: A captured event's entry as eventsourcing's mapper writes it (before compression).
 ENTRY = orjson.dumps(
@@ -58,7 +70,7 @@ def test_an_entry_written_before_compression_reads_as_it_is() -> None:
     assert decompressed(ENTRY) == ENTRY
 
 
-@pytest.mark.parametrize("stored", [b"", b"\x02abc", b"[1]"], ids=["empty", "tag-2", "json-array"])
+@pytest.mark.parametrize("stored", [b"", b"\x03abc", b"[1]"], ids=["empty", "tag-3", "json-array"])
 def test_bytes_of_no_known_format_are_refused(stored: bytes) -> None:
     with pytest.raises(ValueError, match="tag"):
         decompressed(stored)
@@ -72,3 +84,96 @@ def test_compressed_bytes_cut_short_are_refused() -> None:
 @given(st.binary())
 def test_any_bytes_read_back_as_given(data: bytes) -> None:
     assert decompressed(compressed(data)) == data
+
+
+def entries_like(count: int) -> list[bytes]:
+    """Entries of the shape of `ENTRY`, each with its own event ID, serial and capture."""
+    entry = orjson.loads(ENTRY)
+    made = []
+    for serial in range(count):
+        entry["event_id"] = f"ni:///sha-256;{secrets.token_hex(32)}?ver=CBV2.0"
+        entry["epcis_event"]["epcList"] = [f"urn:epc:id:sgtin:9521234.030206.{serial}"]
+        entry["capture_id"] = secrets.token_hex(16)
+        made.append(orjson.dumps(entry))
+    return made
+
+
+def trained_dictionary() -> bytes:
+    """A dictionary trained on entries of its own (each call's differs)."""
+    content = train(entries_like(300))
+    assert content is not None
+    return content
+
+
+@pytest.fixture(scope="module")
+def trained() -> TrainedDictionary:
+    return learn(trained_dictionary())
+
+
+def test_an_entry_compressed_with_a_trained_dictionary_reads_back_as_given(
+    trained: TrainedDictionary,
+) -> None:
+    assert decompressed(compressed(ENTRY, trained)) == ENTRY
+
+
+def test_an_entry_names_its_trained_dictionary_by_tag_and_digest(
+    trained: TrainedDictionary,
+) -> None:
+    stored = compressed(ENTRY, trained)
+    assert stored[0] == 0x02
+    assert stored[1:9] == hashlib.sha256(trained.content).digest()[:8]
+
+
+def test_a_trained_dictionary_stores_entries_like_its_samples_in_fewer_bytes(
+    trained: TrainedDictionary,
+) -> None:
+    fresh = entries_like(50)
+    with_trained = sum(len(compressed(e, trained)) for e in fresh)
+    assert with_trained < 0.8 * sum(len(compressed(e)) for e in fresh)
+
+
+def test_an_entry_of_a_dictionary_not_learned_is_refused_naming_it() -> None:
+    unknown = TrainedDictionary(trained_dictionary())
+    with pytest.raises(UnknownDictionary, match=unknown.id.hex()):
+        decompressed(compressed(ENTRY, unknown))
+
+
+@pytest.fixture
+def lookups() -> Iterator[list[object]]:
+    added: list[object] = []
+    yield added
+    for lookup in added:
+        remove_lookup(lookup)  # type: ignore[arg-type]
+
+
+def test_a_dictionary_not_learned_is_looked_up_and_then_read(lookups: list[object]) -> None:
+    content = trained_dictionary()
+    stored = compressed(ENTRY, TrainedDictionary(content))
+    asked: list[bool] = []
+
+    def lookup() -> None:
+        asked.append(True)
+        learn(content)
+
+    lookups.append(lookup)
+    add_lookup(lookup)
+    assert decompressed(stored) == ENTRY
+    assert decompressed(stored) == ENTRY
+    assert asked == [True]  # learned once, then known
+
+
+def test_bytes_that_are_not_a_trained_zstd_dictionary_are_refused() -> None:
+    with pytest.raises(ValueError, match="not a trained zstd dictionary"):
+        TrainedDictionary(DICTIONARY_1)
+
+
+def test_an_entry_cut_inside_its_dictionarys_id_is_refused() -> None:
+    with pytest.raises(ValueError, match="inside a dictionary's ID"):
+        decompressed(b"\x02abc")
+
+
+@given(st.binary())
+def test_any_bytes_read_back_as_given_with_a_trained_dictionary(
+    trained: TrainedDictionary, data: bytes
+) -> None:
+    assert decompressed(compressed(data, trained)) == data
