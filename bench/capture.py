@@ -3,7 +3,6 @@ rate for the same events, the raw event-store append, and one-event latency.
 """
 
 import asyncio
-import resource
 import sys
 import time
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from collections.abc import Iterator
 from application.service.runtime import Tracepoint
 from bench.floors import postgresql_copy_floor, sqlite_insert_floor
 from bench.generator import EventFactory, capture_documents
-from bench.harness import TOKEN, fresh_database, serving, settings
+from bench.harness import TOKEN, fresh_database, process_cpu, serving, settings
 from bench.latency_client import WARM_UP
 from bench.table import Figure, Target
 from domain.epcis.captured_event import CapturedEvent
@@ -102,22 +101,16 @@ async def _client(
     await service.start()
     await _warm(service)
     async with serving(service) as (base, _session):
-        began = _process_cpu()
+        began = process_cpu()
         client = await asyncio.create_subprocess_exec(
             sys.executable, "-m", module, base, TOKEN, *arguments, stdout=asyncio.subprocess.PIPE
         )
         output, _ = await client.communicate()
-        cpu = _process_cpu() - began
+        cpu = process_cpu() - began
         if client.returncode != 0:
             raise RuntimeError(f"{module} failed with exit code {client.returncode}")
     await service.stop()
     return output.decode(), cpu
-
-
-def _process_cpu() -> float:
-    """User and system CPU seconds of this process so far, all its threads."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def floor_rate(backend: str, batch: int, total: int, clients: int) -> float:

@@ -1,6 +1,7 @@
 """Benchmark plumbing: a throw-away database per backend and an in-process HTTP server."""
 
 import os
+import resource
 import secrets
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -41,6 +42,12 @@ def fresh_database(backend: str) -> Iterator[str]:
     finally:
         with psycopg.connect(SERVER_URL, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def process_cpu() -> float:
+    """User and system CPU seconds of this process so far, all its threads."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def settings(database_url: str, **overrides: Any) -> Settings:

@@ -95,7 +95,10 @@ def figures(backend: str, parts: Sequence[str], args: argparse.Namespace) -> Ite
             latencies = asyncio.run(query_latencies(url, args.events, args.runs))
             usage = disk.disk_usage(url)
         for name, f in latencies.items():
-            shown = f"p50 {f.p50:.1f} p95 {f.p95:.1f} ms (SQL {f.sql_p50:.1f}/{f.sql_p95:.1f})"
+            shown = (
+                f"p50 {f.p50:.1f} p95 {f.p95:.1f} ms (SQL {f.sql_p50:.1f}/{f.sql_p95:.1f},"
+                f" CPU {f.cpu:.1f})"
+            )
             yield Figure(f"query {name}", f.p95, "ms", None, QUERY_TARGET, shown)
         overheads = sorted(f.p50 - f.sql_p50 for f in latencies.values())
         overhead = statistics.median(overheads)
