@@ -96,6 +96,14 @@ _DICTIONARY.precompute_compress(level=_LEVEL)
 class UnknownDictionary(ValueError):
     """An entry is compressed with a trained dictionary this process has not learned."""
 
+    def __init__(self, key: bytes) -> None:
+        super().__init__(
+            f"a log entry is compressed with the trained dictionary {key.hex()}, "
+            "which is not among its database's log entries"
+        )
+        #: The dictionary's ID.
+        self.id = key
+
 
 class TrainedDictionary:
     """A zstd dictionary trained on a log's entries, named by its digest."""
@@ -182,10 +190,7 @@ def _trained(key: bytes) -> TrainedDictionary:
             lookup()
             if (known := _known.get(key)) is not None:
                 return known
-        raise UnknownDictionary(
-            f"a log entry is compressed with the trained dictionary {key.hex()}, "
-            "which is not among its database's log entries"
-        )
+        raise UnknownDictionary(key)
     return known
 
 

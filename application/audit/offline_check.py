@@ -11,8 +11,9 @@ import orjson
 from domain.audit.entries import parse_leaf_data
 from domain.audit.heads import MalformedHead, TreeHead, head_from_json
 from domain.audit.merkle import leaf_hash, verify_consistency, verify_inclusion
+from infrastructure import log_dictionaries
 from infrastructure.audit.signing_key import BadKey, PublicKey
-from infrastructure.log_compression import UnknownDictionary, decompressed
+from infrastructure.log_compression import UnknownDictionary, decompressed, dictionary_id
 
 
 class CheckFailed(Exception):
@@ -81,9 +82,16 @@ def _described(data: bytes, position: int) -> str:
         if entry.position != position:
             raise CheckFailed(f"the entry's bytes are those of position {entry.position}")
         content = orjson.loads(decompressed(entry.state))
-    except UnknownDictionary:
-        # The proof holds; only the dictionary to read the entry is in the log, not here.
-        return f" ({entry.topic}, compressed with a dictionary trained on the log)"
+        if entry.topic == log_dictionaries.TOPIC:
+            # A dictionary proven: the entries compressed with it read from here on.
+            [dictionary] = log_dictionaries.learned([entry.state])
+            return f" (log dictionary {dictionary_id(dictionary.content).hex()})"
+    except UnknownDictionary as unknown:
+        # The proof holds; the dictionary to read the entry is another entry of the log.
+        return (
+            f" ({entry.topic}, compressed with the log's dictionary {unknown.id.hex()}: give"
+            " that dictionary's inclusion proof first to read it)"
+        )
     except (ValueError, orjson.JSONDecodeError) as exc:
         raise CheckFailed(f"the entry's bytes cannot be read: {exc}") from exc
     event_id = content.get("event_id") if isinstance(content, dict) else None

@@ -182,24 +182,61 @@ async def test_the_documented_way_to_read_the_log_reads_entries_of_a_trained_dic
     assert event(151)["eventID"] in printed[-1]
 
 
-async def test_check_proof_names_the_topic_of_an_entry_it_has_no_dictionary_for(
+async def proof_files(client: Client, tmp_path: Path, **params: str) -> tuple[str, str]:
+    """The public key's file and an inclusion proof's, as an auditor keeps them."""
+    key, proof = tmp_path / "key.json", tmp_path / f"{'-'.join(params.values())[-20:]}.json"
+    key.write_bytes(orjson.dumps(await ok(client, "GET", "/audit/public-key")))
+    proven = await ok(client, "GET", "/audit/proof/inclusion", params=params)
+    proof.write_bytes(orjson.dumps(proven))
+    return str(key), str(proof)
+
+
+async def check_proofs(key: str, *proofs: str) -> tuple[int, str]:
+    """`tracepoint check-proof` on an auditor's machine (the files, no database): its exit
+    code and what it printed, on one line (the console wraps at its width)."""
+    with no_database_at_hand():
+        result: Any = await asyncio.to_thread(
+            CliRunner().invoke, cli, ["check-proof", "--public-key", key, *proofs]
+        )
+    return result.exit_code, " ".join(result.output.split())
+
+
+def dictionary_position(tracepoint: Tracepoint) -> int:
+    """Where the log holds its first trained dictionary."""
+    with tracepoint.database.reading() as conn:
+        table, position = log_table(conn.dialect.name), log_position(conn.dialect.name)
+        return int(
+            conn.fetchval(
+                f"SELECT {position} FROM {table} WHERE originator_id = 'log-dictionaries'"
+            )
+        )
+
+
+async def test_check_proof_names_the_dictionary_an_entry_needs_when_it_has_not_got_it(
+    client: Client, tracepoint: Tracepoint, tmp_path: Path
+) -> None:
+    dictionary = await trained(client, tracepoint)
+    await capture_numbered(client, 151)
+    key, proof = await proof_files(client, tmp_path, eventID=event(151)["eventID"])
+    code, output = await check_proofs(key, proof)
+    assert code == 0, output
+    named = log_compression.dictionary_id(dictionary.content).hex()
+    assert f"(captured, compressed with the log's dictionary {named}:" in output
+
+
+async def test_check_proof_reads_an_entry_after_the_proof_of_its_dictionary(
     client: Client, tracepoint: Tracepoint, tmp_path: Path
 ) -> None:
     await trained(client, tracepoint)
     await capture_numbered(client, 151)
-    key = tmp_path / "key.json"
-    key.write_bytes(orjson.dumps(await ok(client, "GET", "/audit/public-key")))
-    proof = tmp_path / "inclusion.json"
-    params = {"eventID": event(151)["eventID"]}
-    proof.write_bytes(
-        orjson.dumps(await ok(client, "GET", "/audit/proof/inclusion", params=params))
-    )
-    with no_database_at_hand():  # an auditor's machine: the key and the proof
-        result: Any = await asyncio.to_thread(
-            CliRunner().invoke, cli, ["check-proof", "--public-key", str(key), str(proof)]
-        )
-    assert result.exit_code == 0, result.output
-    assert "(captured, compressed with a dictionary trained on the log)" in result.output
+    at = str(dictionary_position(tracepoint))
+    key, first = await proof_files(client, tmp_path, position=at)
+    _, proof = await proof_files(client, tmp_path, eventID=event(151)["eventID"])
+    code, output = await check_proofs(key, first, proof)
+    assert code == 0, output
+    assert output.count("ok:") == 2
+    assert "(log dictionary " in output
+    assert f"(event {event(151)['eventID']})" in output
 
 
 async def test_training_moves_the_query_tables_past_the_dictionary_so_captures_project_inline(
