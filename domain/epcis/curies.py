@@ -107,15 +107,25 @@ def with_iris_expanded(
 
 def _expanded(value: Any, rest: tuple[str, ...], namespaces: Mapping[str, str]) -> Any:
     """`value` with the CURIEs at `rest` expanded; `value` itself when none are."""
+    if isinstance(value, str):
+        # A value whose text before the first colon is no bound prefix stays as it is:
+        # most values of most events (EPC URNs, bare CBV words), checked without a call.
+        if rest or value.partition(":")[0] not in namespaces:
+            return value
+        expanded = expand_curie(value, namespaces)
+        return value if expanded == value else expanded
     if isinstance(value, list):
-        items = [_expanded(item, rest, namespaces) for item in value]
-        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
-    if not rest:
-        if isinstance(value, str):
-            expanded = expand_curie(value, namespaces)
-            return value if expanded == value else expanded
-        return value
-    if not isinstance(value, Mapping) or rest[0] not in value:
+        items = value
+        for index, item in enumerate(value):
+            if not rest and isinstance(item, str) and item.partition(":")[0] not in namespaces:
+                continue
+            inner = _expanded(item, rest, namespaces)
+            if inner is not item:
+                if items is value:
+                    items = list(value)
+                items[index] = inner
+        return items
+    if not rest or not isinstance(value, Mapping) or rest[0] not in value:
         return value
     inner = _expanded(value[rest[0]], rest[1:], namespaces)
     return value if inner is value[rest[0]] else {**value, rest[0]: inner}
