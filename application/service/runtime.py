@@ -73,11 +73,11 @@ class Health:
 
 log = logging.getLogger(__name__)
 
-#: Collections whose tables other projections than the records' keep.
 #: The background work that trains the log's compression dictionaries, and how often it
 #: looks whether one is due (captures wake it sooner: `LogDictionaryTraining.noticed`).
 DICTIONARY_WORK = "log-dictionary"
 DICTIONARY_INTERVAL = 300.0
+#: Collections whose tables other projections than the records' keep.
 _OWN_PROJECTIONS = frozenset({"unique_code", "code_scan", *REFERENCE_LISTS})
 
 
