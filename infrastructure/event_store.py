@@ -31,6 +31,7 @@ from infrastructure.log_compression import (
     LogCompressor,
     add_lookup,
     decompressed,
+    dictionary_id,
     learn,
     remove_lookup,
 )
@@ -255,6 +256,16 @@ class EventStore:
         if found:
             self._compressor.dictionary = learn(found[-1].content)
         return found
+
+    def dictionary_position(self, key: bytes) -> int | None:
+        """The log position of the trained dictionary whose ID is `key`, if the log has it."""
+        columns = f"{log_position(self._url.backend)}, state"
+        for rows in self._select([log_dictionaries.AGGREGATE], columns):
+            for position, state in rows:
+                content = log_dictionaries.stored_dictionary(bytes(state)).content
+                if dictionary_id(content) == key:
+                    return int(position)
+        return None
 
     def newest_entries(self, count: int) -> list[bytes]:
         """The JSON of the newest `count` log entries (a trained dictionary's samples)."""

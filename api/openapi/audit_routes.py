@@ -64,11 +64,12 @@ ROUTES: dict[str, Operation] = {
         "audit",
         answer(200, data(INCLUSION_PROOF)),
         "The RFC 9162 inclusion proof of an event or log entry",
-        description="Name the entry by eventID or by position; tree_size defaults to the "
-        "newest signed head's.",
+        description="Name the entry by eventID, or (admins) by position or by the ID of a log "
+        "dictionary as check-proof names it; tree_size defaults to the newest signed head's.",
         query=(
             query("eventID", TEXT),
             query("position", {"type": "integer", "minimum": 1}),
+            query("dictionary", {"type": "string", "pattern": "^[0-9a-f]{16}$"}),
             query("tree_size", {"type": "integer", "minimum": 1}),
         ),
     ),

@@ -90,7 +90,8 @@ def _described(data: bytes, position: int) -> str:
         # The proof holds; the dictionary to read the entry is another entry of the log.
         return (
             f" ({entry.topic}, compressed with the log's dictionary {unknown.id.hex()}: give"
-            " that dictionary's inclusion proof first to read it)"
+            f" its inclusion proof first to read it, GET /audit/proof/inclusion?dictionary="
+            f"{unknown.id.hex()})"
         )
     except (ValueError, orjson.JSONDecodeError) as exc:
         raise CheckFailed(f"the entry's bytes cannot be read: {exc}") from exc

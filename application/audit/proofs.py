@@ -2,6 +2,7 @@
 proofs (RFC 9162), for callers with read permission on `audit`."""
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -98,11 +99,19 @@ class AuditHeads:
 class AuditProofs:
     """What `/audit` answers."""
 
-    def __init__(self, heads: AuditHeads, blocking: BlockingRunner, locate: EventLocator) -> None:
+    def __init__(
+        self,
+        heads: AuditHeads,
+        blocking: BlockingRunner,
+        locate: EventLocator,
+        find_dictionary: Callable[[bytes], int | None] = lambda key: None,
+    ) -> None:
+        """`find_dictionary` gives the log position of a dictionary by its ID (blocks)."""
         self._heads = heads
         self._tree = heads.tree
         self._blocking = blocking
         self._locate = locate
+        self._find_dictionary = find_dictionary
 
     @staticmethod
     def check(caller: Accountability) -> None:
@@ -145,13 +154,14 @@ class AuditProofs:
     async def inclusion(
         self, caller: Accountability, params: Mapping[str, Sequence[str]]
     ) -> InclusionProof:
-        """The inclusion proof of an entry named by `eventID` or `position`, in the tree
-        of `tree_size` (default: the newest signed head that holds it, signed now when
-        none does)."""
+        """The inclusion proof of an entry named by `eventID`, `position` or `dictionary`
+        (the ID of a log dictionary, as check-proof names it), in the tree of `tree_size`
+        (default: the newest signed head that holds it, signed now when none does)."""
         self.check(caller)
         event_id, position = _one(params, "eventID"), _one(params, "position")
-        if (event_id is None) == (position is None):
-            raise InvalidQuery("name the entry by one of eventID or position")
+        dictionary = _one(params, "dictionary")
+        if sum(name is not None for name in (event_id, position, dictionary)) != 1:
+            raise InvalidQuery("name the entry by one of eventID, position or dictionary")
         if event_id is not None:
             found = await self._locate(event_id, caller)
             if found is None:
@@ -160,12 +170,23 @@ class AuditProofs:
                 raise Forbidden()
             position = str(found)
         elif not caller.admin:
-            # Any entry of the log, with its stored bytes (users' changes among them):
-            # others prove the events they may read, which they name by their IDs.
+            # Any entry of the log, with its stored bytes (users' changes among them; a
+            # dictionary's strings frequent in the whole log): others prove the events
+            # they may read, which they name by their IDs.
             raise Forbidden()
+        elif dictionary is not None:
+            position = str(await self._blocking.run(self._dictionary_position, dictionary))
         assert position is not None
         size = _whole(params, "tree_size")
         return await self._blocking.run(self._inclusion, _number("position", position), size)
+
+    def _dictionary_position(self, named: str) -> int:
+        if not _DICTIONARY_ID.fullmatch(named):
+            raise InvalidQuery("dictionary is the 16 hexadecimal digits check-proof names")
+        position = self._find_dictionary(bytes.fromhex(named))
+        if position is None:
+            raise InvalidQuery(f"the log has no dictionary {named}")
+        return position
 
     def _inclusion(self, position: int, size: int | None) -> InclusionProof:
         leaf = self._tree.leaf_of(position)
@@ -237,6 +258,10 @@ class AuditProofs:
         self._tree.build()
         path, first_root, second_root = consistency_proof(self._tree, first, second)
         return ConsistencyProof(first, second, first_root, second_root, path, head)
+
+
+#: A log dictionary's ID as check-proof prints it.
+_DICTIONARY_ID = re.compile(r"[0-9a-f]{16}")
 
 
 def _one(params: Mapping[str, Sequence[str]], name: str) -> str | None:

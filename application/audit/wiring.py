@@ -55,7 +55,7 @@ def build_audit(core: Core, epcis: EpcisCapability) -> AuditCapability:
         except QueryParameterError as exc:
             raise InvalidQuery(str(exc).replace("EQ_eventID", "eventID")) from exc
 
-    proofs = AuditProofs(heads, core.blocking, locate)
+    proofs = AuditProofs(heads, core.blocking, locate, core.store.dictionary_position)
     verification = LogVerification(core.store, core.database, tree, heads.key.public)
     upkeep = TreeUpkeep(core.store, core.database, tree)
     return AuditCapability(heads, proofs, verification, upkeep)

@@ -124,10 +124,11 @@ async def test_a_user_with_read_permission_on_audit_reads_heads_but_signs_none(
     status, body = await call(client, "POST", "/audit/heads", token=user.token)
     assert (status, code(body)) == (403, "FORBIDDEN")
     # An entry by position comes with its stored bytes, whatever it is: admins only.
-    status, body = await call(
-        client, "GET", "/audit/proof/inclusion", params={"position": "1"}, token=user.token
-    )
-    assert (status, code(body)) == (403, "FORBIDDEN")
+    for named in ({"position": "1"}, {"dictionary": "00" * 8}):
+        status, body = await call(
+            client, "GET", "/audit/proof/inclusion", params=named, token=user.token
+        )
+        assert (status, code(body)) == (403, "FORBIDDEN"), named
 
 
 async def test_bad_proof_requests_are_refused_with_invalid_query(client: Client) -> None:
@@ -140,6 +141,9 @@ async def test_bad_proof_requests_are_refused_with_invalid_query(client: Client)
         ("/audit/proof/inclusion", {"position": "-1"}),
         ("/audit/proof/inclusion", {"position": "1", "eventID": event(1)["eventID"]}),
         ("/audit/proof/inclusion", {"position": "999999"}),
+        ("/audit/proof/inclusion", {"dictionary": "00" * 8}),
+        ("/audit/proof/inclusion", {"dictionary": "not-hexadecimal!"}),
+        ("/audit/proof/inclusion", {"dictionary": "00" * 8, "position": "1"}),
         ("/audit/proof/inclusion", {"eventID": event(1)["eventID"], "tree_size": str(size + 5)}),
         ("/audit/proof/inclusion", {"eventID": event(1)["eventID"], "tree_size": "0"}),
         ("/audit/proof/consistency", {}),

@@ -201,17 +201,6 @@ async def check_proofs(key: str, *proofs: str) -> tuple[int, str]:
     return result.exit_code, " ".join(result.output.split())
 
 
-def dictionary_position(tracepoint: Tracepoint) -> int:
-    """Where the log holds its first trained dictionary."""
-    with tracepoint.database.reading() as conn:
-        table, position = log_table(conn.dialect.name), log_position(conn.dialect.name)
-        return int(
-            conn.fetchval(
-                f"SELECT {position} FROM {table} WHERE originator_id = 'log-dictionaries'"
-            )
-        )
-
-
 async def test_check_proof_names_the_dictionary_an_entry_needs_when_it_has_not_got_it(
     client: Client, tracepoint: Tracepoint, tmp_path: Path
 ) -> None:
@@ -222,20 +211,21 @@ async def test_check_proof_names_the_dictionary_an_entry_needs_when_it_has_not_g
     assert code == 0, output
     named = log_compression.dictionary_id(dictionary.content).hex()
     assert f"(captured, compressed with the log's dictionary {named}:" in output
+    assert f"GET /audit/proof/inclusion?dictionary={named}" in output
 
 
 async def test_check_proof_reads_an_entry_after_the_proof_of_its_dictionary(
     client: Client, tracepoint: Tracepoint, tmp_path: Path
 ) -> None:
-    await trained(client, tracepoint)
+    dictionary = await trained(client, tracepoint)
     await capture_numbered(client, 151)
-    at = str(dictionary_position(tracepoint))
-    key, first = await proof_files(client, tmp_path, position=at)
+    named = log_compression.dictionary_id(dictionary.content).hex()
+    key, first = await proof_files(client, tmp_path, dictionary=named)
     _, proof = await proof_files(client, tmp_path, eventID=event(151)["eventID"])
     code, output = await check_proofs(key, first, proof)
     assert code == 0, output
     assert output.count("ok:") == 2
-    assert "(log dictionary " in output
+    assert f"(log dictionary {named})" in output
     assert f"(event {event(151)['eventID']})" in output
 
 
