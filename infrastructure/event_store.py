@@ -269,20 +269,11 @@ class EventStore:
 
     def newest_entries(self, count: int) -> list[bytes]:
         """The JSON of the newest `count` log entries (a trained dictionary's samples)."""
-        recorder: Any = self._app.recorder
-        backend = self._url.backend
-        table = log_table(backend)
-        if backend == "postgresql":
-            table = f'"{recorder.datastore.schema}"."{table}"'
-        sql = (
-            f"SELECT state FROM {table} WHERE topic <> '{log_dictionaries.TOPIC}'"
-            f" ORDER BY {log_position(backend)} DESC LIMIT {int(count)}"
+        rows = self._rows(
+            f"SELECT state FROM {self._table()} WHERE topic <> '{log_dictionaries.TOPIC}'"
+            f" ORDER BY {log_position(self._url.backend)} DESC LIMIT {int(count)}"
         )
-        with recorder.datastore.transaction(commit=False) as cursor:
-            cursor.execute(sql)
-            rows = cursor.fetchall()
-        states = [row["state"] if isinstance(row, dict) else row[0] for row in rows]
-        return [decompressed(bytes(state)) for state in states]
+        return [decompressed(bytes(state)) for (state,) in rows]
 
     def _insert(self, conn: Connection, stored: Sequence[StoredEvent]) -> list[int]:
         """Insert log entries with the recorder's own statement; their positions, in order."""
@@ -338,24 +329,31 @@ class EventStore:
         self, aggregate_ids: Sequence[str], columns: str, order: str | None = None
     ) -> Iterator[list[tuple[Any, ...]]]:
         # The library reads one aggregate per statement; capture asks about thousands.
-        recorder: Any = self._app.recorder
-        if self._url.backend == "sqlite":
-            table, placeholder = recorder.events_table_name, "?"
-        else:
-            table = f'"{recorder.datastore.schema}"."{recorder.events_table_name}"'
-            placeholder = "%s"
+        placeholder = "?" if self._url.backend == "sqlite" else "%s"
         for part in chunks(list(dict.fromkeys(aggregate_ids)), 500):
             sql = (
-                f"SELECT {columns} FROM {table} "
+                f"SELECT {columns} FROM {self._table()} "
                 f"WHERE originator_id IN ({', '.join([placeholder] * len(part))})"
                 + (f" ORDER BY {order}" if order else "")
             )
-            with recorder.datastore.transaction(commit=False) as cursor:
-                cursor.execute(sql, list(part))
-                yield [
-                    tuple(row.values()) if isinstance(row, dict) else tuple(row)
-                    for row in cursor.fetchall()
-                ]
+            yield self._rows(sql, list(part))
+
+    def _table(self) -> str:
+        """The log's table as the recorder's own statements name it."""
+        recorder: Any = self._app.recorder
+        if self._url.backend == "sqlite":
+            return str(recorder.events_table_name)
+        return f'"{recorder.datastore.schema}"."{recorder.events_table_name}"'
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of a query on the recorder's own connections, as tuples."""
+        recorder: Any = self._app.recorder
+        with recorder.datastore.transaction(commit=False) as cursor:
+            cursor.execute(sql, list(params))
+            return [
+                tuple(row.values()) if isinstance(row, dict) else tuple(row)
+                for row in cursor.fetchall()
+            ]
 
     def seal(self, conn: Connection) -> int:
         """Give every log entry that has no leaf of the audit tree its leaf, in `conn`'s

@@ -160,10 +160,11 @@ _learning = threading.Lock()
 
 def learn(content: bytes) -> TrainedDictionary:
     """Keep a trained dictionary so that entries naming it can be read; the dictionary."""
+    key = dictionary_id(content)
     with _learning:
-        known = _known.get(dictionary_id(content))
+        known = _known.get(key)
         if known is None:
-            known = _known[dictionary_id(content)] = TrainedDictionary(content)
+            known = _known[key] = TrainedDictionary(content)
         return known
 
 

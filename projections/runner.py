@@ -248,12 +248,26 @@ class ProjectionRunner:
         first, last = events[0].position, events[-1].position
         if last - first + 1 != len(events):
             return False
+        return self._project_inline(conn, first - 1, last, events)
+
+    def pass_within(self, conn: Connection, position: int) -> bool:
+        """Move every projection over the entry just appended at `position` in `conn`'s
+        transaction, which none of them follows (a log dictionary), as `apply_within`
+        would: else the captures after it could not project inline until the follower had
+        passed it. Call `passed` after the commit."""
+        return self._project_inline(conn, position - 1, position, [])
+
+    def _project_inline(
+        self, conn: Connection, old: int, new: int, events: Sequence[LoggedEvent]
+    ) -> bool:
+        """Move every projection from `old` to `new` and apply `events`, in `conn`'s
+        transaction; when anything fails, undo all of it and answer False."""
         conn.send("SAVEPOINT inline_projection")
         try:
             # The guard of every projection's position: another runner that got there
             # first (another process projecting what was appended before) wins.
             # Pipelined, a row that failed fails in here, not at the commit.
-            self._apply_batch(conn, self.projections, first - 1, last, events)
+            self._apply_batch(conn, self.projections, old, new, events)
         except Exception as exc:
             conn.rollback_to("inline_projection")
             # The events still commit; the follower projects them (and reports a fault
@@ -264,31 +278,19 @@ class ProjectionRunner:
         # Not released: the commit ends it anyway, and a release is one more round trip.
         return True
 
-    def pass_within(self, conn: Connection, position: int) -> bool:
-        """Move every projection over the entry just appended at `position` in `conn`'s
-        transaction, which none of them follows (a log dictionary), as `apply_within`
-        would: else the captures after it could not project inline until the follower had
-        passed it. Call `passed` after the commit."""
-        conn.send("SAVEPOINT inline_projection")
-        try:
-            self._apply_batch(conn, self.projections, position - 1, position, [])
-        except ProjectionConflict:  # the follower moves them instead
-            conn.rollback_to("inline_projection")
-            return False
-        return True
-
-    def passed(self, position: int) -> None:
-        """Note that `pass_within` moved the projections and its transaction committed."""
-        self._tell([], position - 1, position)
-        self._positions.update((p.name, position) for p in self.projections)
-        self._advance(position)
-
     def applied(self, events: Sequence[LoggedEvent]) -> None:
         """Note that `apply_within` projected `events` and their transaction committed."""
         if events:
-            self._tell(events, events[0].position - 1, events[-1].position)
-            self._positions.update((p.name, events[-1].position) for p in self.projections)
-            self._advance(events[-1].position)
+            self._moved_inline(events, events[0].position - 1, events[-1].position)
+
+    def passed(self, position: int) -> None:
+        """Note that `pass_within` moved the projections and its transaction committed."""
+        self._moved_inline([], position - 1, position)
+
+    def _moved_inline(self, events: Sequence[LoggedEvent], old: int, new: int) -> None:
+        self._tell(events, old, new)
+        self._positions.update((p.name, new) for p in self.projections)
+        self._advance(new)
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
         """Apply everything in the log up to its current head; return that head.

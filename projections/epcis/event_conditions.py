@@ -1,7 +1,7 @@
 """The WHERE conditions of an EPCIS event query over the query tables: the query's own
 parameters and a caller's scope, each vocabulary value read as its term number."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from domain.epcis.attribute_parameters import AttributeMatch
@@ -45,15 +45,15 @@ def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[st
     ):
         if values:
             where.append(terms.any_of(term_kind, values))
-    for column, bound, op in (
-        ("e.event_time", query.ge_event_time, ">="),
-        ("e.event_time", query.lt_event_time, "<"),
-        ("e.record_time", query.ge_record_time, ">="),
-        ("e.record_time", query.lt_record_time, "<"),
-    ):
-        if bound is not None:
-            where.append(f"{column} {op} ?")
-            params.append(bound)
+    where += _bounds(
+        (
+            ("e.event_time", query.ge_event_time, ">="),
+            ("e.event_time", query.lt_event_time, "<"),
+            ("e.record_time", query.ge_record_time, ">="),
+            ("e.record_time", query.lt_record_time, "<"),
+        ),
+        params,
+    )
     if query.transformation_ids:
         where.append(in_list("e.transformation_id", query.transformation_ids, params))
     if query.event_ids:
@@ -122,12 +122,24 @@ def scope_condition(terms: TermIds, scope: Sequence[EventQuery], params: list[An
     return "(" + " OR ".join(f"({a})" for a in alternatives) + ")" if alternatives else "1 = 0"
 
 
-def _declaration_conditions(query: EventQuery, params: list[Any]) -> list[str]:
-    where: list[str] = []
-    for bound, op in ((query.ge_declaration_time, ">="), (query.lt_declaration_time, "<")):
+def _bounds(bounds: Iterable[tuple[str, Any, str]], params: list[Any]) -> list[str]:
+    """`column op ?` for each (column, bound, op) whose bound is given."""
+    where = []
+    for column, bound, op in bounds:
         if bound is not None:
-            where.append(f"e.declaration_time {op} ?")
+            where.append(f"{column} {op} ?")
             params.append(bound)
+    return where
+
+
+def _declaration_conditions(query: EventQuery, params: list[Any]) -> list[str]:
+    where = _bounds(
+        (
+            ("e.declaration_time", query.ge_declaration_time, ">="),
+            ("e.declaration_time", query.lt_declaration_time, "<"),
+        ),
+        params,
+    )
     if query.error_reasons:
         where.append(in_list("e.error_reason", query.error_reasons, params))
     if query.corrective_event_ids:
