@@ -5,8 +5,8 @@ import dataclasses
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from application.access.caller_cache import MISSING, CallerCache
 from application.service.blocking import BlockingRunner
+from application.service.log_checked_cache import MISSING, LogCheckedCache
 from domain.access.policies import Accountability, PolicyGrant, applicable
 from projections.access.reader import AccessReader, UserCredentials
 
@@ -15,10 +15,10 @@ T = TypeVar("T")
 
 class AccessService:
     """Builds a request's accountability from the access-control tables, through the
-    process's `CallerCache` when it has one (`application.access.caller_cache`)."""
+    process's `LogCheckedCache` when it has one (`application.service.log_checked_cache`)."""
 
     def __init__(
-        self, reader: AccessReader, blocking: BlockingRunner, cache: CallerCache | None = None
+        self, reader: AccessReader, blocking: BlockingRunner, cache: LogCheckedCache | None = None
     ) -> None:
         self.reader = reader
         self._blocking = blocking

@@ -5,7 +5,6 @@ from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
-from application.service.blocking import BlockingRunner
 from application.service.errors import Forbidden
 from domain.access.policies import Accountability
 from domain.collections.filters import Filter, parse_filter
@@ -34,9 +33,11 @@ class AuthenticationRequired(Forbidden):
 class PrefixResolver(Protocol):
     """Reads CURIE prefixes as queries do: by what captured documents bound them to."""
 
-    def bound(self, prefixes: Collection[str], accounts: Sequence[str] | None) -> PrefixBindings:
+    async def bindings(
+        self, prefixes: Collection[str], accounts: Sequence[str] | None
+    ) -> PrefixBindings:
         """What the documents the `accounts` captured (None: any account) bound each of
-        `prefixes` to. Blocks on the database."""
+        `prefixes` to."""
         ...
 
     def bound_per_account(self, prefixes: Collection[str]) -> list[PrefixBindings]:
@@ -48,9 +49,8 @@ class EventScopes:
     """The scopes of callers whose rules name CURIEs: each is read by the bindings of the
     documents the caller's own accounts captured, as the caller's queries are."""
 
-    def __init__(self, prefixes: PrefixResolver, blocking: BlockingRunner) -> None:
+    def __init__(self, prefixes: PrefixResolver) -> None:
         self._prefixes = prefixes
-        self._blocking = blocking
 
     async def request_scope(self, caller: Accountability, action: str) -> EventScope:
         """`request_scope`, the caller's rule read by its accounts' bindings."""
@@ -90,7 +90,7 @@ class EventScopes:
             return None  # `event_scope` refuses the rule, saying why
         if not used:
             return None
-        return await self._blocking.run(self._prefixes.bound, used, caller.accounts)
+        return await self._prefixes.bindings(used, caller.accounts)
 
 
 def _rule(caller: Accountability, action: str) -> object | None:

@@ -8,7 +8,6 @@ from application.access.account_status import AccountStatus
 from application.access.accountability import AccessService
 from application.access.admin_guard import AdminGuard
 from application.access.authentication import Authenticator, TokenLifetimes
-from application.access.caller_cache import CallerCache
 from application.access.event_scope import EventScopes
 from application.access.first_credentials import FirstCredentials
 from application.access.outbox import Outbox
@@ -27,6 +26,7 @@ from application.items.rules import CollectionRules
 from application.items.service import ItemsService
 from application.service.blocking import BlockingRunner
 from application.service.core import Core
+from application.service.log_checked_cache import LogCheckedCache
 from domain.access.backoff import Backoff
 from domain.access.providers import Providers
 from infrastructure.access_tokens import AccessTokens
@@ -80,7 +80,7 @@ def build_access(core: Core, items: ItemsService, scopes: EventScopes) -> Access
     # What this process's runner applies is looked at in memory; only what it did not
     # see (another runner applied it) is read from the log.
     core.projections.add_listener(changes.applied)
-    callers = CallerCache(
+    callers = LogCheckedCache(
         changes.between,
         lambda: core.projections.reached,
         settings.access_cache_size,

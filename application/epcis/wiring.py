@@ -24,6 +24,7 @@ from application.epcis.xml_documents import XmlDocuments
 from application.items.rules import CollectionRules
 from application.items.service import ItemsService
 from application.service.core import Core
+from application.service.log_checked_cache import LogCheckedCache
 from domain.access.outbound_targets import parse_allow_list
 from infrastructure.epcis_schema import DocumentValidator
 from infrastructure.http_push import HttpPush, resolve_host, resolve_host_now
@@ -33,9 +34,13 @@ from projections.epcis.event_reader import EpcisEventReader
 from projections.epcis.event_values import EventValueReader
 from projections.epcis.lineage_reader import LineageReader
 from projections.epcis.location_tree import LocationTree
+from projections.epcis.prefix_changes import PrefixChanges
 from projections.epcis.prefixes import PrefixReader
 from projections.epcis.readers import ReadModels
 from projections.epcis.vocabulary_reader import VocabularyReader
+
+#: Prefix look-ups kept: one per set of prefixes and accounts queries and rules ask for.
+PREFIX_CACHE_SIZE = 1024
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,19 @@ class EpcisCapability:
     lineage: LineageService
 
 
+def _bindings_cache(core: Core) -> LogCheckedCache:
+    """What captured documents bound the prefixes of queries and rules to, kept in memory;
+    a stretch of log this process's runner did not apply counts as a change."""
+    changes = PrefixChanges()
+    core.projections.add_listener(changes.applied)
+    return LogCheckedCache(
+        lambda after, upto: True,
+        lambda: core.projections.reached,
+        PREFIX_CACHE_SIZE,
+        known=changes.known,
+    )
+
+
 def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
     """The EPCIS use cases over the event store and the query tables."""
     settings = core.settings
@@ -90,8 +108,8 @@ def build_epcis(core: Core, items: ItemsService) -> EpcisCapability:
     )
     event_reader = EpcisEventReader(core.database)
     tokens = PageTokens(core.secret.encode())
-    prefixes = QueryPrefixes(PrefixReader(core.database), core.blocking)
-    scopes = EventScopes(prefixes, core.blocking)
+    prefixes = QueryPrefixes(PrefixReader(core.database), core.blocking, _bindings_cache(core))
+    scopes = EventScopes(prefixes)
     events = EventQueryService(
         event_reader,
         tokens,

@@ -1,6 +1,5 @@
 """Whether a stretch of the event log changed what any caller may do."""
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -8,6 +7,7 @@ from eventsourcing.utils import get_topic
 
 from domain.records.record import Record
 from infrastructure.event_store import EventStore, LoggedEvent
+from projections.applied_stretch import AppliedStretch
 
 #: The collections an accountability is made of: the user behind a token, their role
 #: chain, the policies attached to either, the permission rows, and the user's account.
@@ -41,11 +41,7 @@ class AccessChanges:
         # Past this many record changes (an import of master data, say) reading them
         # all costs more than resolving every caller once again.
         self._most = most
-        self._lock = threading.Lock()
-        #: The stretch (after, upto] whose every event the runner showed `applied`.
-        self._seen: tuple[int, int] | None = None
-        #: The newest position there of an event that changes access (0: none).
-        self._last_change = 0
+        self._stretch = AppliedStretch()
 
     def applied(self, events: Sequence[LoggedEvent], after: int, upto: int) -> None:
         """The projection runner applied every event it follows in (after, upto]:
@@ -58,24 +54,12 @@ class AccessChanges:
             ),
             default=0,
         )
-        with self._lock:
-            seen = self._seen
-            if seen is not None and seen[0] <= after <= seen[1]:
-                self._seen = (seen[0], max(seen[1], upto))
-            else:  # a gap (another runner applied what lies between): start over
-                self._seen = (after, upto)
-            self._last_change = max(self._last_change, changed)
+        self._stretch.shown(after, upto, changed)
 
     def known(self, after: int, upto: int) -> bool | None:
         """`between` from memory, without the log: None when the runner did not show
         all of that stretch."""
-        with self._lock:
-            seen = self._seen
-            if seen is None or not seen[0] <= after or upto > seen[1]:
-                return None
-            # A change past `upto` (being made readable now) counts too: forgetting
-            # early is always safe.
-            return self._last_change > after
+        return self._stretch.known(after, upto)
 
     def between(self, after: int, upto: int) -> bool:
         """Whether any event after position `after`, up to `upto`, may change access:

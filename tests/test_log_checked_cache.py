@@ -1,10 +1,10 @@
-"""The per-process cache of resolved callers: bounded, safe under threads, and never
-serving what the log says has changed."""
+"""The per-process cache of values read from the read models (callers, prefix bindings):
+bounded, safe under threads, and never serving what the log says has changed."""
 
 import threading
 from collections.abc import Callable
 
-from application.access.caller_cache import MISSING, CallerCache
+from application.service.log_checked_cache import MISSING, LogCheckedCache
 
 
 class Log:
@@ -25,8 +25,8 @@ class Log:
         return any(after < p <= upto for p in self.access_changes)
 
 
-def cache_on(log: Log, size: int = 10) -> CallerCache:
-    return CallerCache(log.changed, lambda: log.reached, size)
+def cache_on(log: Log, size: int = 10) -> LogCheckedCache:
+    return LogCheckedCache(log.changed, lambda: log.reached, size)
 
 
 def reader(value: str) -> Callable[[], str]:
@@ -158,8 +158,10 @@ def test_a_log_that_moved_without_a_change_of_access_is_answered_without_a_read(
     assert cache.read_through("a", must_not_read) == "alice"
 
 
-def known_cache_on(log: Log, known: dict[tuple[int, int], bool | None]) -> CallerCache:
-    return CallerCache(log.changed, lambda: log.reached, 10, known=lambda a, b: known.get((a, b)))
+def known_cache_on(log: Log, known: dict[tuple[int, int], bool | None]) -> LogCheckedCache:
+    return LogCheckedCache(
+        log.changed, lambda: log.reached, 10, known=lambda a, b: known.get((a, b))
+    )
 
 
 def test_a_stretch_known_to_change_nothing_is_answered_without_reading_the_log() -> None:

@@ -1,11 +1,11 @@
-"""What callers may do, kept in memory by each process and forgotten as soon as the log
-shows a change to users, roles, policies, their attachments, permissions or accounts.
+"""What a process keeps in memory from the read models, forgotten as soon as the log
+shows a change to what it was read from: what callers may do (`application.access`), what
+captured documents bound CURIE prefixes to (`application.epcis.query_prefixes`).
 
-Resolving a caller reads the user behind the token, the role chain, the policies and
-their permission rows: several statements, more than a simple query's own. Every change
-to those tables is an event in the one log, so a process knows when what it kept may be
-stale: whenever the read models have moved (`reached`, an in-memory number), it looks
-at the log up to there before it trusts anything kept.
+Reading such a value takes statements, often more than a simple query's own. Every change
+to the tables it comes from is an event in the one log, so a process knows when what it
+kept may be stale: whenever the read models have moved (`reached`, an in-memory number),
+it looks at the log up to there before it trusts anything kept.
 
 Why this is never late in the process that made a change: a write answers only once its
 events are in the read models, so the next request of that process sees `reached` past
@@ -28,8 +28,9 @@ T = TypeVar("T")
 MISSING: Any = object()
 
 
-class CallerCache:
-    """A bounded, thread-safe map of resolved access, checked against the log."""
+class LogCheckedCache:
+    """A bounded, thread-safe map of values read from the read models, checked against
+    the log."""
 
     def __init__(
         self,
@@ -38,7 +39,7 @@ class CallerCache:
         size: int,
         known: Callable[[int, int], bool | None] = lambda after, upto: None,
     ) -> None:
-        """`changed(after, upto)` tells whether the log changed access in that stretch
+        """`changed(after, upto)` tells whether the log changed what is kept in that stretch
         (blocks); `known` tells the same from memory, or None when it cannot; `reached`
         is how far the read models are; `size` bounds the entries (0 keeps nothing)."""
         self._changed = changed
@@ -74,7 +75,7 @@ class CallerCache:
         with self._lock:
             kept = self._entries.get(key, MISSING)
         if kept is not MISSING:
-            # The log moved without a change to access (a capture, say): still current.
+            # The log moved without a change to what is kept: still current.
             return kept  # type: ignore[no-any-return]
         value = read(*args)
         if value is not None:
@@ -102,7 +103,7 @@ class CallerCache:
 
     def settle(self) -> None:
         """Look at the log up to where the read models are, and forget everything when it
-        changed access (or when the read models went back: they were rebuilt). Blocks."""
+        changed what is kept (or when the read models went back: they were rebuilt). Blocks."""
         with self._settling:
             target = self._reached()
             checked = self._checked
