@@ -36,13 +36,21 @@ class PrefixChanges:
         """The projection runner applied every event it follows in (after, upto]:
         `events`, capture jobs and captured events among them."""
         changed = 0
+        # The events of a capture mostly share their document's bindings: those are
+        # looked at once, and again only for an event with a context of its own.
+        looked_at: tuple[str, dict[str, str]] | None = None
         with self._lock:
             for logged in events:
                 event: Any = logged.event
                 if isinstance(event, CaptureJob.Completed):
                     self._remember_account(event.capture_id, event.account or "")
-                elif isinstance(event, _CAPTURED) and self._binds_anew(event):
-                    changed = logged.position
+                elif isinstance(event, _CAPTURED):
+                    if "@context" not in event.epcis_event:
+                        if looked_at == (event.capture_id, event.namespaces):
+                            continue
+                        looked_at = (event.capture_id, event.namespaces)
+                    if self._binds_anew(event):
+                        changed = logged.position
         self._stretch.shown(after, upto, changed)
 
     def known(self, after: int, upto: int) -> bool | None:

@@ -109,3 +109,22 @@ def test_past_the_most_remembered_every_binding_counts_again() -> None:
     log.capture({"rail": OTHER})
     after, upto = log.capture({"ex": EX})
     assert log.changes.known(after, upto) is True
+
+
+def test_an_event_binding_anew_after_others_of_its_capture_is_a_change() -> None:
+    changes = PrefixChanges()
+    capture_id = str(uuid.uuid4())
+    job = CaptureJob(capture_id, "rollback", "", "", 3, 3, 0, 0, [], None, None)
+    events = [
+        CapturedEvent.captured(f"urn:uuid:{uuid.uuid4()}", event, {"ex": EX}, "", capture_id)
+        for event in (
+            object_event(),
+            object_event(),
+            object_event(**{"@context": [{"rail": OTHER}]}),
+        )
+    ]
+    logged = [LoggedEvent(n + 1, e) for n, e in enumerate([job.collect_events()[0], *events])]
+    changes.applied(logged[:3], 0, 3)
+    changes.applied(logged[3:], 3, 4)
+    assert changes.known(0, 3) is True
+    assert changes.known(3, 4) is True
