@@ -32,7 +32,12 @@ from domain.epcis.captured_master_data import CapturedMasterData
 from domain.epcis.derived_terms import DerivedTerms
 from domain.epcis.event_hash import document_context, document_ignore_fields
 from domain.epcis.event_identity import Admission, Journal, Record
-from domain.epcis.storable import event_id_violations, nesting_violation, nul_violations
+from domain.epcis.storable import (
+    encoded_within,
+    event_id_violations,
+    nesting_violation,
+    nul_violations,
+)
 from domain.epcis.timestamps import InvalidTimestamp, format_record_time, timestamp_micros
 from domain.epcis.violations import Violation, event_index
 from domain.epcis.xml_paths import XmlPlaces
@@ -205,14 +210,17 @@ class CaptureService:
 
     def validate(self, document: Any) -> list[Violation]:
         """Every violation of the schema, the CBV rules and what storing needs ([] if valid)."""
-        too_deep = nesting_violation(document)
-        if too_deep is not None:
-            return [too_deep]
+        encoded = encoded_within(document)
+        if encoded is None:
+            too_deep = nesting_violation(document)
+            if too_deep is not None:
+                return [too_deep]
+            encoded = orjson.dumps(document)  # raises what kept it from being encoded
         violations = self._validator.validate_capture(document)
         violations.extend(event_id_violations(document))
         # Serialising is a fast way to learn whether any text holds a NUL at all; only
         # then is the document walked for the exact places.
-        if b"\\u0000" in orjson.dumps(document):
+        if b"\\u0000" in encoded:
             violations.extend(nul_violations(document))
         return violations
 
