@@ -6,6 +6,7 @@ class-level patterns that stand for a key without its serial (`urn:epc:idpat:sgt
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from domain.gs1.check_digit import gs1_check_digit
 from domain.gs1.digital_link import encode_value
@@ -89,24 +90,31 @@ def _digits(text: str, shortest: int, longest: int) -> bool:
     return not text or (text.isascii() and text.isdigit())
 
 
-def _gtin_with(qualifier: str, longest: int) -> Callable[[str], str | None]:
-    """A converter of `CP.IR.serial` to `01/<GTIN>/<qualifier>/<serial>`.
+@lru_cache(maxsize=4096)
+def _gtin_path(company_prefix: str, item_reference: str) -> str | None:
+    """`01/<GTIN>/` of a company prefix and an item reference, or None when they make no
+    GTIN. The company prefix has 6 to 12 digits and the item reference (indicator digit
+    first) 1 to 7, 13 together: with the total checked (by `gtin`), the lower bound is
+    enough. Kept: the items of a product share it, each serial costs the rest."""
+    digits = company_prefix + item_reference
+    if len(company_prefix) < 6 or not (digits.isascii() and digits.isdigit()):
+        return None
+    key = gtin(company_prefix, item_reference)
+    return None if key is None else f"01/{key}/"
 
-    The company prefix has 6 to 12 digits and the item reference (indicator digit first)
-    1 to 7, 13 together: with the total checked (by `gtin`), the lower bounds are enough.
-    """
+
+def _gtin_with(qualifier: str, longest: int) -> Callable[[str], str | None]:
+    """A converter of `CP.IR.serial` to `01/<GTIN>/<qualifier>/<serial>`."""
     accepts = _text(_CHAR, longest)
+    infix = f"{qualifier}/"
 
     def convert(body: str) -> str | None:
         company_prefix, _, rest = body.partition(".")
         item_reference, dot, serial = rest.partition(".")
-        if not dot or len(company_prefix) < 6 or not accepts(serial):
+        if not dot or not accepts(serial):
             return None
-        digits = company_prefix + item_reference
-        if not (digits.isascii() and digits.isdigit()):
-            return None
-        key = gtin(company_prefix, item_reference)
-        return None if key is None else f"01/{key}/{qualifier}/{encode_value(serial)}"
+        path = _gtin_path(company_prefix, item_reference)
+        return None if path is None else path + infix + encode_value(serial)
 
     return convert
 
