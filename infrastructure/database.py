@@ -230,12 +230,31 @@ class Database:
         finally:
             self._sqlite_pool.put(conn)
 
-    def reading(self) -> AbstractContextManager[Connection]:
+    def reading(self, *, transaction: bool = True) -> AbstractContextManager[Connection]:
         """A read-only transaction for a query: on a replica when `replicas` route it
-        there (see `infrastructure.replicas`), else here."""
+        there (see `infrastructure.replicas`), else here.
+
+        `transaction=False`, for readers that set nothing for their transaction: on
+        PostgreSQL here, each statement is a transaction of its own, as READ COMMITTED
+        gives each statement its own snapshot anyway; BEGIN and COMMIT were two of a
+        simple query's four round trips. (SQLite keeps one snapshot for all of them.)
+        """
         if self.replicas is not None:
             return self.replicas.reading()
+        if not transaction and self._pg_pool is not None:
+            return self._statements()
         return self.transaction(write=False)
+
+    @contextmanager
+    def _statements(self) -> Iterator[Connection]:
+        """A pooled PostgreSQL connection whose statements commit one by one."""
+        with self._pg_connection() as raw:
+            raw.autocommit = True
+            try:
+                yield Connection(raw, self.dialect, quiet=raw.cursor())
+            finally:
+                if not raw.closed and not raw.broken:
+                    raw.autocommit = False
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:

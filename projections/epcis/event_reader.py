@@ -129,7 +129,7 @@ class EpcisEventReader:
         Reading below a fixed snapshot makes paging a consistent view: events captured
         while a client pages do not shift pages, so nothing is skipped or repeated.
         """
-        with self._db.reading() as conn:
+        with self._db.reading(transaction=False) as conn:
             rows = self._rows(conn, query, limit, snapshot, after, scope)
         return _page_rows(query, rows)
 
@@ -141,9 +141,9 @@ class EpcisEventReader:
         after: tuple[int | float | str, int] | None = None,
         scope: Sequence[EventQuery] | None = None,
     ) -> tuple[int, list[PageRow]]:
-        """`snapshot` and the `page` below it, read in one transaction: a query's fixed
+        """`snapshot` and the `page` below it, read on one connection: a query's fixed
         cost is mostly its trips to the database."""
-        with self._db.reading() as conn:
+        with self._db.reading(transaction=False) as conn:
             snapshot = int(conn.fetchval(_NEWEST) or 0)
             rows = self._rows(conn, query, limit, snapshot, after, scope)
         return snapshot, _page_rows(query, rows)
@@ -296,7 +296,7 @@ class EpcisEventReader:
 
     def snapshot(self) -> int:
         """The newest log position the query tables hold."""
-        with self._db.reading() as conn:
+        with self._db.reading(transaction=False) as conn:
             value = conn.fetchval(_NEWEST)
         return int(value or 0)
 
@@ -310,7 +310,7 @@ class EpcisEventReader:
     ) -> int:
         """How many events at log positions after `after` (and ≤ `snapshot`) match."""
         params: list[Any] = [after, snapshot]
-        with self._db.reading() as conn:
+        with self._db.reading(transaction=False) as conn:
             terms = TermIds(conn)
             where = ["e.position > ?", "e.position <= ?", *build_where(terms, query, params)]
             if scope is not None:
@@ -325,7 +325,7 @@ class EpcisEventReader:
         """The log position just before the first event recorded after `record_time`
         (microseconds), or the newest position when there is none: a cursor there
         delivers every event recorded after that time."""
-        with self._db.reading() as conn:
+        with self._db.reading(transaction=False) as conn:
             first = conn.fetchval(
                 "SELECT MIN(position) FROM epcis_events WHERE record_time > ?", (record_time,)
             )
