@@ -9,7 +9,7 @@ runs for its events), and then over HTTP once more: the difference between the l
 is what the API adds per request (routing, signing in, the caller's rights, parsing,
 writing the answer). Both read pages the first run brought into memory; the first run's
 figures are the latencies, and beside them its SQL alone would have read warmer pages
-than it did (at a million events that made the API seem to add up to 1.4 ms more). The
+than it did (at a million events that made the API seem to add up to 1.6 ms more). The
 service's CPU a request is measured over the first run, which a busy host inflates less
 than the wall clock.
 """
