@@ -16,7 +16,7 @@ from psycopg_pool import ConnectionPool
 
 from infrastructure.connection import Connection, lock_key
 from infrastructure.database_url import DatabaseUrl
-from infrastructure.pg_pipeline import pipelined_transaction
+from infrastructure.pg_pipeline import in_autocommit, pipelined_transaction
 from infrastructure.pg_pool import connection_pool
 from infrastructure.sql_dialect import POSTGRESQL, SQLITE, Dialect
 
@@ -248,13 +248,8 @@ class Database:
     @contextmanager
     def _statements(self) -> Iterator[Connection]:
         """A pooled PostgreSQL connection whose statements commit one by one."""
-        with self._pg_connection() as raw:
-            raw.autocommit = True
-            try:
-                yield Connection(raw, self.dialect, quiet=raw.cursor())
-            finally:
-                if not raw.closed and not raw.broken:
-                    raw.autocommit = False
+        with self._pg_connection() as raw, in_autocommit(raw):
+            yield Connection(raw, self.dialect, quiet=raw.cursor())
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:

@@ -26,26 +26,33 @@ def pipelined_transaction(
     Yields the pipeline and a cursor for the statements whose answers nobody reads: a
     cursor of its own for each would cost more than some of those statements.
     """
+    with in_autocommit(raw), raw.pipeline() as pipeline:
+        quiet = raw.cursor()
+        quiet.execute("BEGIN")
+        try:
+            yield pipeline, quiet
+            # Answered with the sync that ends the pipeline, which raises its error (or
+            # that of any statement before it): a sync of its own would cost a round
+            # trip more.
+            quiet.execute("COMMIT")
+        except BaseException:
+            discard_errors(pipeline)
+            if not raw.broken:
+                quiet.execute("ROLLBACK")
+            raise
+
+
+@contextmanager
+def in_autocommit(raw: psycopg.Connection[Any]) -> Iterator[None]:
+    """`raw` (idle, not in autocommit) in autocommit for the block, then given back as it
+    was lent: out of autocommit, with no transaction left open."""
     raw.autocommit = True
     try:
-        with raw.pipeline() as pipeline:
-            quiet = raw.cursor()
-            quiet.execute("BEGIN")
-            try:
-                yield pipeline, quiet
-                # Answered with the sync that ends the pipeline, which raises its error
-                # (or that of any statement before it): a sync of its own would cost a
-                # round trip more.
-                quiet.execute("COMMIT")
-            except BaseException:
-                discard_errors(pipeline)
-                if not raw.broken:
-                    quiet.execute("ROLLBACK")
-                raise
+        yield
     finally:
         if not raw.broken and not raw.closed:
-            # A COMMIT or ROLLBACK the server skipped (the pipeline was aborted) leaves
-            # the transaction open.
+            # A COMMIT or ROLLBACK the server skipped (an aborted pipeline) leaves the
+            # transaction open.
             if raw.info.transaction_status != TransactionStatus.IDLE:
                 raw.rollback()
             raw.autocommit = False
