@@ -170,6 +170,32 @@ WHERE c.relnamespace = %(schema)s::text::regnamespace AND c.relkind IN ('r', 'p'
 """
 
 
+#: Every DDL command run in the database, noted by event triggers with the schema it ran
+#: in: a schema none ran in since it was handed out has its shape still, and comparing
+#: its shape (~15 ms of catalog reading a test) is skipped. They need a superuser; else
+#: every schema's shape is compared.
+_DDL_NOTES = (
+    'CREATE TABLE "extensions".ddl_noted (schema_name TEXT, tag TEXT, identity TEXT)',
+    """CREATE FUNCTION "extensions".note_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO "extensions".ddl_noted
+      SELECT schema_name, command_tag, object_identity FROM pg_event_trigger_ddl_commands();
+    END $$""",
+    """CREATE FUNCTION "extensions".note_drop() RETURNS event_trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO "extensions".ddl_noted
+      SELECT schema_name, 'DROP', object_identity FROM pg_event_trigger_dropped_objects();
+    END $$""",
+    'CREATE EVENT TRIGGER note_ddl ON ddl_command_end EXECUTE FUNCTION "extensions".note_ddl()',
+    'CREATE EVENT TRIGGER note_drop ON sql_drop EXECUTE FUNCTION "extensions".note_drop()',
+)
+#: What DDL ran in a schema, its own name in the identities replaced by `{schema}`.
+_NOTED_SQL = """
+SELECT tag, replace(identity, quote_ident(%(schema)s::text) || '.', '{schema}.')
+FROM "extensions".ddl_noted WHERE schema_name = %(schema)s
+"""
+
+
 #: The projection runner's bookkeeping. A freshly built schema has rows in these (each
 #: projection's shape, and position 0); emptying restores those rows, so a kept schema is
 #: what a new service leaves behind, and a table of another shape is rebuilt as it would be.
@@ -205,6 +231,10 @@ class PostgresDatabases:
         # the first test, and a dropped schema would take it and other schemas' indexes.
         self._conn.execute('CREATE SCHEMA "extensions"')
         self._conn.execute('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA "extensions"')
+        self._notes_ddl = self._note_ddl()
+        #: Per shape, the DDL every start of a service runs again without changing the
+        #: shape (eventsourcing replaces its insert function).
+        self._restated: dict[tuple[bool, ...], set[tuple[str, str]]] = {}
         self._shapes: dict[tuple[bool, ...], str] = {}
         self._kept: dict[tuple[bool, ...], list[str]] = {}
         self._waiting: dict[str, str] = {}  # URL: schema
@@ -243,7 +273,36 @@ class PostgresDatabases:
             self._conn.execute(f'ALTER SCHEMA "{name}" RENAME TO "{schema}"')
         else:
             self._conn.execute(f'CREATE SCHEMA "{schema}"')
+        self._forget_ddl(schema)
         self._made[schema] = key
+
+    def _note_ddl(self) -> bool:
+        """Whether the database now notes DDL (`_DDL_NOTES`): only a superuser may."""
+        try:
+            with self._conn.transaction():
+                for statement in _DDL_NOTES:
+                    self._conn.execute(statement)
+        except psycopg.errors.InsufficientPrivilege:
+            return False
+        return True
+
+    def _noted_ddl(self, schema: str) -> set[tuple[str, str]]:
+        return {
+            (str(tag), str(identity))
+            for tag, identity in self._conn.execute(_NOTED_SQL, {"schema": schema})
+        }
+
+    def _forget_ddl(self, schema: str) -> None:
+        if self._notes_ddl:
+            self._conn.execute(
+                'DELETE FROM "extensions".ddl_noted WHERE schema_name = %s', (schema,)
+            )
+
+    def _may_have_changed(self, schema: str, key: tuple[bool, ...]) -> bool:
+        """Whether DDL that can change the shape ran in the schema (always, unless noted)."""
+        if not self._notes_ddl:
+            return True
+        return not self._noted_ddl(schema) <= self._restated[key]
 
     def _build(self, settings: Settings) -> None:
         """A first schema of this shape: made by the service, kept empty."""
@@ -251,6 +310,11 @@ class PostgresDatabases:
         name = self._new_name()
         self._conn.execute(f'CREATE SCHEMA "{name}"')
         _build(settings, f"{self._url}?schema={name}")
+        # A second build on the same tables shows what every start states again.
+        self._forget_ddl(name)
+        _build(settings, f"{self._url}?schema={name}")
+        self._restated[key] = self._noted_ddl(name) if self._notes_ddl else set()
+        self._forget_ddl(name)
         self._shapes[key] = self._shape(name)
         self._bookkeeping[key] = self._read_bookkeeping(name)
         self._references[key] = self._read_references(name)
@@ -265,8 +329,9 @@ class PostgresDatabases:
         if key is None:
             return
         try:
-            if self._shape(schema) == self._shapes[key]:
+            if not self._may_have_changed(schema, key) or self._shape(schema) == self._shapes[key]:
                 self._empty(schema, key)
+                self._forget_ddl(schema)
                 name = self._new_name()
                 self._conn.execute(f'ALTER SCHEMA "{schema}" RENAME TO "{name}"')
                 self._kept[key].append(name)
@@ -274,6 +339,7 @@ class PostgresDatabases:
         except psycopg.Error:
             pass  # e.g. still locked by a service the test left open: drop it instead
         self._conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        self._forget_ddl(schema)
 
     def _new_name(self) -> str:
         self._count += 1
@@ -333,10 +399,11 @@ class PostgresDatabases:
             )
             for table, rows in self._bookkeeping[key].items():
                 self._conn.execute(f'DELETE FROM "{schema}".{table}')
-                for row in rows:
-                    self._conn.execute(
-                        f'INSERT INTO "{schema}".{table} VALUES ({", ".join(["%s"] * len(row))})',
-                        row,
+                if rows:
+                    # In one trip (executemany pipelines its statements).
+                    values = ", ".join(["%s"] * len(rows[0]))
+                    self._conn.cursor().executemany(
+                        f'INSERT INTO "{schema}".{table} VALUES ({values})', rows
                     )
 
     def close(self) -> None:

@@ -158,6 +158,28 @@ async def test_a_schema_whose_shape_a_test_changed_is_not_kept(
     databases.release(second)
 
 
+@pytest.mark.postgres
+async def test_a_schema_whose_shape_a_test_changed_back_is_kept(
+    postgres_service_databases: PostgresDatabases,
+) -> None:
+    databases = postgres_service_databases
+    first = databases.reserve()
+    databases.prepare(make_settings(first))
+    await _run_service(first)
+    kept = _schema_oid(first)
+    database = Database(DatabaseUrl.parse(first))
+    with database.transaction() as conn:
+        conn.execute("DROP INDEX epcis_events_event_time")
+        conn.execute("CREATE INDEX epcis_events_event_time ON epcis_events (event_time, position)")
+    database.close()
+    databases.release(first)
+
+    second = databases.reserve()
+    databases.prepare(make_settings(second))
+    assert _schema_oid(second) == kept
+    databases.release(second)
+
+
 async def test_a_sqlite_database_is_a_copy_of_an_empty_template(
     sqlite_service_databases: SQLiteDatabases, tmp_path: Path
 ) -> None:
