@@ -9,7 +9,8 @@ starts the service (the `tracepoint` fixture) gets them ready-made:
   closed, never started: its tables and the rows their creation writes, no event and no
   record.
 - PostgreSQL: a schema of a worker's own database in which the service made its tables
-  for an earlier test, emptied and checked (see `PostgresDatabases`).
+  for an earlier test, emptied and checked (see `PostgresDatabases`); one in which the
+  test ran DDL (event triggers note it) is kept only if its shape is still the same.
 
 Either way the service under test goes through its whole start-up on it, as on any
 restart. It is made when the service is about to start (`prepare`), as only then are its
