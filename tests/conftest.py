@@ -173,10 +173,11 @@ def sqlite_service_databases(tmp_path_factory: pytest.TempPathFactory) -> SQLite
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh, empty database: a SQLite file, or a new schema in the run's PostgreSQL DB.
 
-    Where the test starts the service (the `tracepoint` fixture), the database is made
-    when it starts, with the tables it makes ready and empty (see `tests/databases.py`).
+    Where the test starts the service (the `tracepoint` fixture, or its own services
+    through `service_tables`), the database is made when it starts, with the tables it
+    makes ready and empty (see `tests/databases.py`).
     """
-    starts_service = "tracepoint" in request.fixturenames
+    starts_service = "service_tables" in request.fixturenames
     databases: SQLiteDatabases | PostgresDatabases
     if request.param == "sqlite":
         path = tmp_path / "tracepoint.db"
@@ -259,16 +260,30 @@ def service_clock() -> Callable[[], float]:
 
 
 @pytest.fixture
+def service_tables(request: pytest.FixtureRequest) -> Callable[[Settings], Settings]:
+    """Makes the test database with the tables a service of the given settings makes,
+    ready and empty (tests/databases.py), and returns the settings: for a test that
+    builds its services itself, before the first."""
+
+    def prepare(settings: Settings) -> Settings:
+        backend = "sqlite" if settings.database_url.startswith("sqlite") else "postgres"
+        databases: SQLiteDatabases | PostgresDatabases
+        databases = request.getfixturevalue(f"{backend}_service_databases")
+        databases.prepare(settings)
+        return settings
+
+    return prepare
+
+
+@pytest.fixture
 async def tracepoint(
-    settings: Settings, request: pytest.FixtureRequest, service_clock: Callable[[], float]
+    settings: Settings,
+    service_tables: Callable[[Settings], Settings],
+    service_clock: Callable[[], float],
 ) -> AsyncIterator[Tracepoint]:
     """A started service on the test database."""
     # The test's database is made now, from the template of these settings' tables.
-    backend = "sqlite" if settings.database_url.startswith("sqlite") else "postgres"
-    databases: SQLiteDatabases | PostgresDatabases
-    databases = request.getfixturevalue(f"{backend}_service_databases")
-    databases.prepare(settings)
-    service = Tracepoint(settings, clock=service_clock)
+    service = Tracepoint(service_tables(settings), clock=service_clock)
     await service.start()
     try:
         yield service

@@ -2,6 +2,7 @@
 
 import dataclasses
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,8 +45,8 @@ def positions(service: Tracepoint) -> list[int]:
 
 
 @pytest.fixture
-def small_batches(database_url: str) -> Settings:
-    return make_settings(database_url, projection_batch_size=4)
+def small_batches(database_url: str, service_tables: Callable[[Settings], Settings]) -> Settings:
+    return service_tables(make_settings(database_url, projection_batch_size=4))
 
 
 def test_catch_up_writes_every_stored_event_once(small_batches: Settings) -> None:
