@@ -146,12 +146,21 @@ class ProjectionRunner:
                 conn.execute("DELETE FROM projection_positions WHERE name = ?", (name,))
         conn.execute(_SHAPES_DDL)
         conn.execute(_BUILDS_DDL)
+        # Read once for all projections: a statement each was most of a start's trips.
         builds: dict[str, str] = dict(conn.fetchall("SELECT name, build FROM projection_builds"))
+        shapes: dict[str, str] = dict(conn.fetchall("SELECT name, shape FROM projection_shapes"))
+        positioned = {
+            str(name) for (name,) in conn.fetchall("SELECT name FROM projection_positions")
+        }
         # Without its search extension PostgreSQL's search indexes are not made: each
         # start tries again.
         search = search_environment(conn)
         for projection in self.projections:
-            reshaped = self._reshape(conn, projection)
+            reshaped = self._reshape(
+                conn, projection, shapes.get(projection.name), projection.name in positioned
+            )
+            if reshaped:
+                positioned.discard(projection.name)
             # Every start used to run each projection's IF NOT EXISTS statements and index
             # checks: hundreds of statements, most of a start's time on PostgreSQL.
             if (
@@ -168,28 +177,24 @@ class ProjectionRunner:
                     (projection.name, _build(projection, search)),
                 )
             projection.fill(conn)
-            conn.execute(
-                "INSERT INTO projection_positions (name, position) "
-                "SELECT ?, 0 WHERE NOT EXISTS "
-                "(SELECT 1 FROM projection_positions WHERE name = ?)",
-                (projection.name, projection.name),
-            )
+            if projection.name not in positioned:
+                conn.execute(
+                    "INSERT INTO projection_positions (name, position) "
+                    "SELECT ?, 0 WHERE NOT EXISTS "
+                    "(SELECT 1 FROM projection_positions WHERE name = ?)",
+                    (projection.name, projection.name),
+                )
 
     @staticmethod
-    def _reshape(conn: Connection, projection: Projection) -> bool:
+    def _reshape(conn: Connection, projection: Projection, stored: str | None, built: bool) -> bool:
         """Tables made from other DDL than the projection's now (a new column, another
         index, a collection whose fields changed) or by an earlier revision of it are
         dropped and built again from the log; so are tables from before shapes were
-        recorded. Whether the shape was new."""
+        recorded. `stored` is the shape recorded for it, `built` whether it has a
+        position. Whether the shape was new."""
         shape = hashlib.sha256(_shape_text(projection).encode()).hexdigest()
-        stored = conn.fetchval(
-            "SELECT shape FROM projection_shapes WHERE name = ?", (projection.name,)
-        )
         if stored == shape:
             return False
-        built = conn.fetchval(
-            "SELECT 1 FROM projection_positions WHERE name = ?", (projection.name,)
-        )
         if built:
             log.warning("the tables of %s changed shape; rebuilding them", projection.name)
             projection.drop_tables(conn)
