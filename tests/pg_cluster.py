@@ -127,9 +127,17 @@ class Cluster:
         return replica
 
     def wait_for_replay(self, primary: "Cluster", timeout: float = 10.0) -> None:
-        """Wait until this standby has replayed everything `primary` has written so far."""
+        """Wait until this standby has replayed everything `primary` has written so far,
+        committed asynchronously or not."""
         with psycopg.connect(primary.url(), autocommit=True) as conn:
-            row = conn.execute("SELECT pg_current_wal_lsn()").fetchone()
+            # A standby gets only what the primary flushed, and a record nothing flushes
+            # (the background writer's note of running transactions, an asynchronous
+            # commit) may wait for the next write: the durable commit of a transaction
+            # that wrote WAL (a message to no one) flushes everything before it.
+            conn.execute("SET synchronous_commit = on")
+            with conn.transaction():
+                conn.execute("SELECT pg_logical_emit_message(true, 'tracepoint-tests', '')")
+            row = conn.execute("SELECT pg_current_wal_flush_lsn()").fetchone()
             assert row is not None
             target = row[0]
         deadline = time.monotonic() + timeout

@@ -85,21 +85,6 @@ def counts(service: Tracepoint) -> ReplicaCounts:
     return service.database.replicas.counts
 
 
-def caught_up(primary: Cluster, standby: Cluster) -> None:
-    """Wait until the standby has replayed all the primary has written, committed
-    asynchronously or not."""
-    with psycopg.connect(primary.url(), autocommit=True) as conn:
-        row = conn.execute("SELECT pg_current_wal_insert_lsn()").fetchone()
-        assert row is not None
-    with psycopg.connect(standby.url(), autocommit=True) as conn:
-        for _ in range(500):
-            done = conn.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", row).fetchone()
-            if done and done[0]:
-                return
-            time.sleep(0.02)
-    raise TimeoutError("the standby did not catch up")
-
-
 def pause_replay(standby: Cluster) -> None:
     with psycopg.connect(standby.url(), autocommit=True) as conn:
         conn.execute("SELECT pg_wal_replay_pause()")
@@ -156,7 +141,7 @@ async def test_a_query_goes_to_the_replica_once_it_has_replayed_the_callers_writ
     primary, standby = clusters
     epc = _epc()
     await capture(client, object_event(epcList=[epc]))
-    await asyncio.to_thread(caught_up, primary, standby)
+    await asyncio.to_thread(standby.wait_for_replay, primary)
     replica, primary_reads = counts(service).replica[0], counts(service).primary
     assert await found(client, epc) == [[epc]]
     assert counts(service).replica[0] > replica
@@ -198,7 +183,7 @@ async def test_a_next_page_is_read_on_the_primary_whose_snapshot_its_token_holds
     primary, standby = clusters
     location = f"urn:epc:id:sgln:4012345.{secrets.randbelow(10**5):05d}.0"
     await capture(client, *(object_event(bizLocation={"id": location}) for _ in range(2)))
-    await asyncio.to_thread(caught_up, primary, standby)
+    await asyncio.to_thread(standby.wait_for_replay, primary)
     params = {"EQ_bizLocation": location, "perPage": "1"}
     first = await client.get("/v2/epcis/events", params=params, headers=AS_CAPTURED)
     token = URL(first.headers["Link"].split(";")[0].strip("<>")).query["nextPageToken"]
@@ -228,7 +213,7 @@ async def test_a_caller_that_did_not_write_reads_from_the_lagging_replica(
 ) -> None:
     primary, _ = clusters
     reader = await user_with(client, admin_access=True)
-    await asyncio.to_thread(caught_up, primary, standby)
+    await asyncio.to_thread(standby.wait_for_replay, primary)
     pause_replay(standby)
     epc = _epc()
     await capture(client, object_event(epcList=[epc]))
@@ -316,7 +301,7 @@ async def test_a_replica_cut_off_from_its_primary_is_not_taken_for_current(
     await strict.start()
     try:
         reader = await user_with(client, admin_access=True)
-        await asyncio.to_thread(caught_up, primary, standby)
+        await asyncio.to_thread(standby.wait_for_replay, primary)
         with cut_off(standby):
             epc = _epc()
             # It received nothing more, so it has replayed all it received: yet it lags.
@@ -334,7 +319,7 @@ async def test_a_cut_off_replica_that_has_all_the_primary_wrote_is_still_read(
 ) -> None:
     primary, _ = clusters
     reader = await user_with(client, admin_access=True)
-    await asyncio.to_thread(caught_up, primary, standby)
+    await asyncio.to_thread(standby.wait_for_replay, primary)
     with cut_off(standby):
         before = counts(service).replica[0]
         await found(client, _epc(), reader.token)
@@ -370,7 +355,7 @@ async def test_a_replica_session_dying_mid_read_leaves_the_read_to_the_primary(
     primary, _ = clusters
     epc = _epc()
     await capture(client, object_event(epcList=[epc]))
-    await asyncio.to_thread(caught_up, primary, standby)
+    await asyncio.to_thread(standby.wait_for_replay, primary)
     _terminating_each_replica_session(service, standby, monkeypatch)
     before = counts(service).primary
     assert await found(client, epc) == [[epc]]
@@ -408,7 +393,7 @@ async def test_a_read_cancelled_by_a_recovery_conflict_runs_again_on_the_primary
     primary, _ = clusters
     epc = _epc()
     await capture(client, object_event(epcList=[epc]))
-    await asyncio.to_thread(caught_up, primary, standby)
+    await asyncio.to_thread(standby.wait_for_replay, primary)
     replicas = service.database.replicas
     assert replicas is not None
     choose = replicas._try
@@ -441,7 +426,7 @@ async def test_a_committed_write_answers_2xx_when_its_position_cannot_be_noted(
     monkeypatch.setattr(positions, "wrote", blink)
     epc = _epc()
     await capture(client, object_event(epcList=[epc]))  # asserts 201/202
-    await asyncio.to_thread(caught_up, primary, standby)
+    await asyncio.to_thread(standby.wait_for_replay, primary)
     replica, primary_reads = counts(service).replica[0], counts(service).primary
     # Where its write ends is unknown: the caller reads on the primary for a while.
     assert await found(client, epc) == [[epc]]
@@ -475,7 +460,7 @@ async def test_a_read_the_standby_cancels_in_a_real_recovery_conflict_runs_on_th
         conn.execute("CREATE TABLE IF NOT EXISTS conflict_probe (x int)")
     epc = _epc()
     await capture(client, object_event(epcList=[epc]))
-    await asyncio.to_thread(caught_up, primary, standby)
+    await asyncio.to_thread(standby.wait_for_replay, primary)
     replicas = service.database.replicas
     assert replicas is not None
     choose = replicas._try
@@ -488,7 +473,7 @@ async def test_a_read_the_standby_cancels_in_a_real_recovery_conflict_runs_on_th
                 raw.execute("SELECT FROM conflict_probe")
                 with psycopg.connect(primary.url()) as conn:
                     conn.execute("LOCK TABLE conflict_probe IN ACCESS EXCLUSIVE MODE")
-                caught_up(primary, standby)
+                standby.wait_for_replay(primary)
             yield raw
 
     monkeypatch.setattr(replicas, "_try", in_conflict)
@@ -496,7 +481,7 @@ async def test_a_read_the_standby_cancels_in_a_real_recovery_conflict_runs_on_th
         assert await found(client, epc) == [[epc]]
     monkeypatch.undo()
     # Nothing is wrong with the replica itself: the next read may use it.
-    await asyncio.to_thread(caught_up, primary, standby)
+    await asyncio.to_thread(standby.wait_for_replay, primary)
     before = counts(service).replica[0]
     assert await found(client, epc) == [[epc]]
     assert counts(service).replica[0] > before
