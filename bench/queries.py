@@ -4,7 +4,7 @@ Each query is asked `runs` times over HTTP with fresh parameters, from a client 
 process of its own (`bench/query_client.py`: in the service's process its requests and
 its reading of the answers would take the service's interpreter lock, as no real
 client's do), then the same parameters are run straight through the event reader
-(`snapshot_and_page`: the snapshot and the page in one transaction, the SQL a request
+(`snapshot_and_page`: the snapshot and the page on one connection, the SQL a request
 runs for its events), and then over HTTP once more: the difference between the last two
 is what the API adds per request (routing, signing in, the caller's rights, parsing,
 writing the answer). Both read pages the first run brought into memory; the first run's

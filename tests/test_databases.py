@@ -128,20 +128,27 @@ async def test_a_kept_schema_keeps_its_reference_lists_unless_a_test_changed_the
     databases.release(third)
 
 
+async def _released_after(databases: PostgresDatabases, *statements: str) -> int:
+    """Run a service on a schema, then `statements` in it, and release it: its OID."""
+    url = databases.reserve()
+    databases.prepare(make_settings(url))
+    await _run_service(url)
+    oid = _schema_oid(url)
+    database = Database(DatabaseUrl.parse(url))
+    with database.transaction() as conn:
+        for statement in statements:
+            conn.execute(statement)
+    database.close()
+    databases.release(url)
+    return oid
+
+
 @pytest.mark.postgres
 async def test_a_schema_whose_shape_a_test_changed_is_not_kept(
     postgres_service_databases: PostgresDatabases,
 ) -> None:
     databases = postgres_service_databases
-    first = databases.reserve()
-    databases.prepare(make_settings(first))
-    await _run_service(first)
-    changed = _schema_oid(first)
-    database = Database(DatabaseUrl.parse(first))
-    with database.transaction() as conn:
-        conn.execute("ALTER TABLE users ADD COLUMN nickname TEXT")
-    database.close()
-    databases.release(first)
+    changed = await _released_after(databases, "ALTER TABLE users ADD COLUMN nickname TEXT")
 
     second = databases.reserve()
     databases.prepare(make_settings(second))
@@ -163,16 +170,11 @@ async def test_a_schema_whose_shape_a_test_changed_back_is_kept(
     postgres_service_databases: PostgresDatabases,
 ) -> None:
     databases = postgres_service_databases
-    first = databases.reserve()
-    databases.prepare(make_settings(first))
-    await _run_service(first)
-    kept = _schema_oid(first)
-    database = Database(DatabaseUrl.parse(first))
-    with database.transaction() as conn:
-        conn.execute("DROP INDEX epcis_events_event_time")
-        conn.execute("CREATE INDEX epcis_events_event_time ON epcis_events (event_time, position)")
-    database.close()
-    databases.release(first)
+    kept = await _released_after(
+        databases,
+        "DROP INDEX epcis_events_event_time",
+        "CREATE INDEX epcis_events_event_time ON epcis_events (event_time, position)",
+    )
 
     second = databases.reserve()
     databases.prepare(make_settings(second))
