@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 from api.service.cli import cli
 from application.service.runtime import Tracepoint
-from tests.conftest import AUTH, make_settings
+from infrastructure.settings import Settings
+from tests.conftest import AUTH
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture
 from tests.epcis.test_query_events import ALL
@@ -92,6 +93,6 @@ def test_the_command_lists_serve_and_replay() -> None:
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRACEPOINT_PORT", "9123")
     monkeypatch.setenv("TRACEPOINT_CAPTURE_MAX_EVENTS", "77")
-    settings = make_settings("sqlite:///x.db")
+    settings = Settings(database_url="sqlite:///x.db")
     assert settings.capture_max_events == 77
     assert settings.port == 9123
