@@ -28,7 +28,10 @@ cli = typer.Typer(
     # A traceback's local variables can hold passwords and tokens.
     pretty_exceptions_show_locals=False,
 )
-console = Console()
+# Each result is one line, however narrow the terminal or long the file's path: where
+# the output is not a terminal, rich would break lines at 80 columns, mid-path too, and
+# a script reading `ok: …` lines would get pieces.
+console = Console(soft_wrap=True)
 
 
 def _fail(error: StartupFailed) -> NoReturn:

@@ -89,6 +89,24 @@ async def test_check_proof_confirms_the_api_s_answers_with_the_key_alone(
     assert f"(event {event(3)['eventID']})" in result.output
 
 
+async def test_each_result_is_one_line_however_long_the_files_path(
+    client: Client, tmp_path: Path
+) -> None:
+    await capture(client, 1)
+    key = _keep(tmp_path / "key.json", await ok(client, "GET", "/audit/public-key"))
+    folder = tmp_path / "an-auditors-folder-with-a-name-longer-than-a-terminal-is-wide"
+    folder.mkdir()
+    inclusion = await ok(
+        client, "GET", "/audit/proof/inclusion", params={"eventID": event(1)["eventID"]}
+    )
+    proof = _keep(folder / "inclusion.json", {"data": inclusion})
+    result = await _run("check-proof", "--public-key", key, proof)
+    assert result.exit_code == 0, result.output
+    [line] = [line for line in result.output.splitlines() if proof in line]
+    assert line.startswith(f"ok: {proof}: ")
+    assert f" (event {event(1)['eventID']}) is leaf " in line
+
+
 async def test_check_proof_fails_a_changed_proof_or_a_forged_head(
     client: Client, tmp_path: Path
 ) -> None:
