@@ -100,8 +100,17 @@ PYTEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) +
 # not to (PYTHONDONTWRITEBYTECODE, set in some images): else every worker and every
 # service a test starts compiles the code and rewrites the tests' assertions again,
 # about 4 s of CPU a worker.
+# The tests' temporary files (every SQLite test's database, pytest's tmp_path, the test
+# clusters of tests/pg_cluster.py) go to a RAM file system where there is one: on this
+# host's disk, making a file took ~0.9 ms and removing one ~0.2 ms, and a SQLite test
+# makes and removes several (the database, its WAL and shared memory, its folders). No
+# test checks what survives a power cut. `make unit TEST_TMPDIR=` keeps them in TMPDIR.
+TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm/tracepoint-tests-$$(id -u))
+
 unit: $(STAMP) $(SDK_MODULES) $(OIDC_MODULES) $(CHROMIUM)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+	$(if $(TEST_TMPDIR),mkdir -p $(TEST_TMPDIR))
+	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) PYTHONDONTWRITEBYTECODE= \
+		$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
 test: lint typecheck layers unit
 
