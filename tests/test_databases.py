@@ -92,6 +92,55 @@ async def test_a_schema_is_kept_emptied_and_given_again_as_new(
     databases.release(second)
 
 
+def _as_the_planner_sees(url: str, table: str) -> tuple[int, int, float, int, int]:
+    """A table's file, rows, tuples and pages as last counted, and planner statistics."""
+    database, schema = _server_side(url)
+    qualified = f'"{schema}".{table}'
+    with psycopg.connect(database) as conn:
+        row = conn.execute(
+            f"SELECT c.relfilenode, (SELECT count(*) FROM {qualified}), c.reltuples,"
+            " c.relpages, (SELECT count(*) FROM pg_statistic s WHERE s.starelid = c.oid)"
+            " FROM pg_class c WHERE c.oid = %s::regclass",
+            (qualified,),
+        ).fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1]), float(row[2]), int(row[3]), int(row[4])
+
+
+@pytest.mark.postgres
+async def test_a_kept_table_is_emptied_as_new_in_place_when_small_and_truncated_when_not(
+    postgres_service_databases: PostgresDatabases,
+) -> None:
+    databases = postgres_service_databases
+    first = databases.reserve()
+    databases.prepare(make_settings(first))
+    await _run_service(first)
+    database, schema = _server_side(first)
+    with psycopg.connect(database) as conn:
+        conn.execute(
+            f'INSERT INTO "{schema}".epcis_prefixes VALUES'
+            " ('ex', 'https://example.com/', ''), ('ox', 'https://example.org/', '')"
+        )
+        conn.execute(
+            f'INSERT INTO "{schema}".epcis_capture_accounts'
+            " SELECT 'capture-' || n, 'account' FROM generate_series(1, 5000) n"
+        )
+        conn.execute(f'ANALYZE "{schema}".epcis_prefixes, "{schema}".epcis_capture_accounts')
+    small = _as_the_planner_sees(first, "epcis_prefixes")
+    large = _as_the_planner_sees(first, "epcis_capture_accounts")
+    assert small[1:] == (2, 2.0, 1, 3)
+    assert (large[1], large[3] >= 10) == (5000, True)
+    databases.release(first)
+
+    second = databases.reserve()
+    databases.prepare(make_settings(second))
+    # No row, no statistics, never counted: to the planner, as a new table.
+    assert _as_the_planner_sees(second, "epcis_prefixes") == (small[0], 0, -1.0, 0, 0)
+    assert _as_the_planner_sees(second, "epcis_capture_accounts")[1:] == (0, -1.0, 0, 0)
+    assert _as_the_planner_sees(second, "epcis_capture_accounts")[0] != large[0]
+    databases.release(second)
+
+
 def _countries(url: str) -> int:
     database, schema = _server_side(url)
     with psycopg.connect(database) as conn:
