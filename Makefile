@@ -94,12 +94,6 @@ layers: $(STAMP)
 # `make unit PYTEST_WORKERS=0` runs them in this process.
 PYTEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 2)")
 
-# loadgroup: a module marked `xdist_group` (its own processes or PostgreSQL clusters,
-# made once per module) runs in one worker, not once in each.
-# Bytecode is written (and __pycache__ is ignored by git) even where the environment says
-# not to (PYTHONDONTWRITEBYTECODE, set in some images): else every worker and every
-# service a test starts compiles the code and rewrites the tests' assertions again,
-# about 4 s of CPU a worker.
 # The tests' temporary files (every SQLite test's database, pytest's tmp_path, the test
 # clusters of tests/pg_cluster.py) go to a RAM file system where there is one: on this
 # host's disk, making a file took ~0.9 ms and removing one ~0.2 ms, and a SQLite test
@@ -107,6 +101,12 @@ PYTEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) +
 # test checks what survives a power cut. `make unit TEST_TMPDIR=` keeps them in TMPDIR.
 TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm/tracepoint-tests-$$(id -u))
 
+# loadgroup: a module marked `xdist_group` (its own processes or PostgreSQL clusters,
+# made once per module) runs in one worker, not once in each.
+# Bytecode is written (and __pycache__ is ignored by git) even where the environment says
+# not to (PYTHONDONTWRITEBYTECODE, set in some images): else every worker and every
+# service a test starts compiles the code and rewrites the tests' assertions again,
+# about 4 s of CPU a worker.
 unit: $(STAMP) $(SDK_MODULES) $(OIDC_MODULES) $(CHROMIUM)
 	$(if $(TEST_TMPDIR),mkdir -p $(TEST_TMPDIR))
 	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) PYTHONDONTWRITEBYTECODE= \
