@@ -57,6 +57,13 @@ def _positions(url: str) -> dict[str, int]:
         return {str(name): int(position) for name, position in rows.fetchall()}
 
 
+def _prepared(databases: PostgresDatabases) -> str:
+    """A schema reserved and made for a test service of the default settings: its URL."""
+    url = databases.reserve()
+    databases.prepare(make_settings(url))
+    return url
+
+
 async def _run_service(url: str) -> int:
     """Start and stop a service on `url`; the log position its start reached."""
     service = Tracepoint(make_settings(url))
@@ -72,15 +79,13 @@ async def test_a_schema_is_kept_emptied_and_given_again_as_new(
     postgres_service_databases: PostgresDatabases,
 ) -> None:
     databases = postgres_service_databases
-    first = databases.reserve()
-    databases.prepare(make_settings(first))
+    first = _prepared(databases)
     reached = await _run_service(first)
     assert reached > 0
     kept = _schema_oid(first)
     databases.release(first)
 
-    second = databases.reserve()
-    databases.prepare(make_settings(second))
+    second = _prepared(databases)
     assert _schema_oid(second) == kept
     rows, sequences = _rows_and_sequences(second)
     assert (rows, set(sequences)) == (0, {None})  # the log's and the terms' numbering restart
@@ -112,8 +117,7 @@ async def test_a_kept_table_is_emptied_as_new_in_place_when_small_and_truncated_
     postgres_service_databases: PostgresDatabases,
 ) -> None:
     databases = postgres_service_databases
-    first = databases.reserve()
-    databases.prepare(make_settings(first))
+    first = _prepared(databases)
     await _run_service(first)
     database, schema = _server_side(first)
     with psycopg.connect(database) as conn:
@@ -132,8 +136,7 @@ async def test_a_kept_table_is_emptied_as_new_in_place_when_small_and_truncated_
     assert (large[1], large[3] >= 10) == (5000, True)
     databases.release(first)
 
-    second = databases.reserve()
-    databases.prepare(make_settings(second))
+    second = _prepared(databases)
     # No row, no statistics, never counted: to the planner, as a new table.
     assert _as_the_planner_sees(second, "epcis_prefixes") == (small[0], 0, -1.0, 0, 0)
     assert _as_the_planner_sees(second, "epcis_capture_accounts")[1:] == (0, -1.0, 0, 0)
@@ -154,22 +157,19 @@ async def test_a_kept_schema_keeps_its_reference_lists_unless_a_test_changed_the
     postgres_service_databases: PostgresDatabases,
 ) -> None:
     databases = postgres_service_databases
-    first = databases.reserve()
-    databases.prepare(make_settings(first))
+    first = _prepared(databases)
     listed = _countries(first)
     assert listed > 200
     databases.release(first)
 
-    second = databases.reserve()
-    databases.prepare(make_settings(second))
+    second = _prepared(databases)
     assert _countries(second) == listed
     database, schema = _server_side(second)
     with psycopg.connect(database) as conn:
         conn.execute(f"DELETE FROM \"{schema}\".ref_country WHERE code = 'FR'")
     databases.release(second)
 
-    third = databases.reserve()
-    databases.prepare(make_settings(third))
+    third = _prepared(databases)
     # Emptied, so that the service's start fills it from the list again.
     assert _countries(third) == 0
     await _run_service(third)
@@ -179,8 +179,7 @@ async def test_a_kept_schema_keeps_its_reference_lists_unless_a_test_changed_the
 
 async def _released_after(databases: PostgresDatabases, *statements: str) -> int:
     """Run a service on a schema, then `statements` in it, and release it: its OID."""
-    url = databases.reserve()
-    databases.prepare(make_settings(url))
+    url = _prepared(databases)
     await _run_service(url)
     oid = _schema_oid(url)
     database = Database(DatabaseUrl.parse(url))
@@ -199,8 +198,7 @@ async def test_a_schema_whose_shape_a_test_changed_is_not_kept(
     databases = postgres_service_databases
     changed = await _released_after(databases, "ALTER TABLE users ADD COLUMN nickname TEXT")
 
-    second = databases.reserve()
-    databases.prepare(make_settings(second))
+    second = _prepared(databases)
     assert _schema_oid(second) != changed
     await _run_service(second)
     database = Database(DatabaseUrl.parse(second))
@@ -225,8 +223,7 @@ async def test_a_schema_whose_shape_a_test_changed_back_is_kept(
         "CREATE INDEX epcis_events_event_time ON epcis_events (event_time, position)",
     )
 
-    second = databases.reserve()
-    databases.prepare(make_settings(second))
+    second = _prepared(databases)
     assert _schema_oid(second) == kept
     databases.release(second)
 
