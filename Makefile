@@ -115,13 +115,14 @@ unit: $(STAMP) $(SDK_MODULES) $(OIDC_MODULES) $(CHROMIUM)
 test: lint typecheck layers unit
 
 # A longer schemathesis run than the one `make test` makes: every phase (stateful too),
-# valid and invalid requests, FUZZ_EXAMPLES a operation (see docs/openapi.md).
+# valid and invalid requests, FUZZ_EXAMPLES a operation (see docs/openapi.md); the test has
+# its own time limit, above the suite's 300 s a test.
 FUZZ_EXAMPLES ?= 50
 FUZZ_SEED ?= 17
 fuzz: $(STAMP)
 	TRACEPOINT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) TRACEPOINT_FUZZ_SEED=$(FUZZ_SEED) \
 	TRACEPOINT_FUZZ_PHASES=examples,coverage,fuzzing,stateful TRACEPOINT_FUZZ_MODE=all \
-	TRACEPOINT_FUZZ_TIMEOUT=3600 $(BIN)/pytest -q -n 0 tests/openapi/test_fuzz.py
+	TRACEPOINT_FUZZ_TIMEOUT=3600 $(BIN)/pytest -q -n 0 --timeout=0 tests/openapi/test_fuzz.py
 
 # BENCH_ARGS="--events 100000", TRACE_BENCH_ARGS="--events 100000" and
 # ITEM_BENCH_ARGS="--items 10000" pick smaller sizes, BENCH_ARGS="--backend postgresql

@@ -27,7 +27,7 @@ PHASES = os.environ.get("TRACEPOINT_FUZZ_PHASES", "fuzzing")
 MODE = os.environ.get("TRACEPOINT_FUZZ_MODE", "positive")
 SEED = os.environ.get("TRACEPOINT_FUZZ_SEED", "17")
 #: Seconds the whole run may take before it counts as hung.
-TIMEOUT = float(os.environ.get("TRACEPOINT_FUZZ_TIMEOUT", "300"))
+TIMEOUT = float(os.environ.get("TRACEPOINT_FUZZ_TIMEOUT", "240"))
 
 #: Operations that would end the admin's session for the rest of the run: a batch
 #: update or delete of users, roles, policies or permissions may match the admin (a body
