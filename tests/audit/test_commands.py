@@ -1,20 +1,18 @@
 """`tracepoint verify`, `tracepoint check-proof` and the replay, as an operator and an
 auditor run them."""
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from typer.testing import CliRunner
 
-from api.service.cli import cli
 from application.service.runtime import Tracepoint
 from domain.epcis.captured_event import CapturedEvent
 from infrastructure.settings import Settings
 from tests.access.helpers import Client, ok
 from tests.audit.helpers import capture, change_entry, event
+from tests.commands import run_command
 
 
 @pytest.fixture
@@ -22,10 +20,6 @@ def environment(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The commands read the service's database from the environment."""
     monkeypatch.setenv("TRACEPOINT_DATABASE_URL", database_url)
     monkeypatch.setenv("TRACEPOINT_SECRET", "test-secret")
-
-
-async def _run(*args: str) -> Any:
-    return await asyncio.to_thread(CliRunner().invoke, cli, list(args))
 
 
 def _keep(path: Path, value: Any) -> str:
@@ -39,7 +33,7 @@ async def test_verify_passes_an_untouched_log_and_a_saved_head(
 ) -> None:
     await capture(client, 1, 2)
     head = _keep(tmp_path / "head.json", await ok(client, "POST", "/audit/heads"))
-    result = await _run("verify", "--head", head)
+    result = await run_command("verify", "--head", head)
     assert result.exit_code == 0, result.output
     assert "match the audit tree" in result.output
 
@@ -54,7 +48,7 @@ async def test_verify_fails_naming_the_first_changed_position(
         client, "GET", "/audit/proof/inclusion", params={"eventID": event(1)["eventID"]}
     )
     change_entry(tracepoint, proof["position"])
-    result = await _run("verify", "--head", head)
+    result = await run_command("verify", "--head", head)
     assert result.exit_code == 1
     assert f"first at log position {proof['position']}" in result.output
     assert "saved head" in result.output
@@ -62,7 +56,7 @@ async def test_verify_fails_naming_the_first_changed_position(
 
 @pytest.mark.usefixtures("environment")
 async def test_verify_refuses_a_saved_head_that_is_not_one(tmp_path: Path) -> None:
-    result = await _run("verify", "--head", _keep(tmp_path / "head.json", {"tree_size": 3}))
+    result = await run_command("verify", "--head", _keep(tmp_path / "head.json", {"tree_size": 3}))
     assert result.exit_code == 2
     assert "the tree head has no timestamp" in result.output
 
@@ -82,7 +76,7 @@ async def test_check_proof_confirms_the_api_s_answers_with_the_key_alone(
     consistency = await ok(client, "GET", "/audit/proof/consistency", params={"first": str(first)})
     files = [_keep(tmp_path / "inclusion.json", {"data": inclusion})]
     files.append(_keep(tmp_path / "consistency.json", consistency))
-    result = await _run("check-proof", "--public-key", key, "--head", saved, *files)
+    result = await run_command("check-proof", "--public-key", key, "--head", saved, *files)
     assert result.exit_code == 0, result.output
     assert result.output.count("ok:") == 3
     # The proven entry is read from its own bytes: the event's ID is in them.
@@ -100,7 +94,7 @@ async def test_each_result_is_one_line_however_long_the_files_path(
         client, "GET", "/audit/proof/inclusion", params={"eventID": event(1)["eventID"]}
     )
     proof = _keep(folder / "inclusion.json", {"data": inclusion})
-    result = await _run("check-proof", "--public-key", key, proof)
+    result = await run_command("check-proof", "--public-key", key, proof)
     assert result.exit_code == 0, result.output
     [line] = [line for line in result.output.splitlines() if proof in line]
     assert line.startswith(f"ok: {proof}: ")
@@ -123,7 +117,7 @@ async def test_check_proof_fails_a_changed_proof_or_a_forged_head(
         _keep(tmp_path / "forged.json", {**inclusion, "head": forged_head}),
         _keep(tmp_path / "other-entry.json", {**inclusion, "leaf_data": "AAAA"}),
     ]
-    result = await _run("check-proof", "--public-key", key, *files)
+    result = await run_command("check-proof", "--public-key", key, *files)
     assert result.exit_code == 1
     assert result.output.count("FAILED") == 3
 
@@ -134,7 +128,7 @@ async def test_replay_rebuilds_the_tree_and_keeps_the_signed_heads(
 ) -> None:
     await capture(client, 1, 2)
     head = await ok(client, "POST", "/audit/heads")
-    result = await _run("replay")
+    result = await run_command("replay")
     assert result.exit_code == 0, result.output
     assert "Rebuilt the audit tree" in result.output
     assert await ok(client, "GET", "/audit/heads") == [head]

@@ -1,15 +1,13 @@
 """Replaying the event log rebuilds read models that answer exactly as before."""
 
-import asyncio
 from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from typer.testing import CliRunner
 
-from api.service.cli import cli
 from application.service.runtime import Tracepoint
 from infrastructure.settings import Settings
+from tests.commands import run_command
 from tests.conftest import AUTH
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import capture
@@ -77,14 +75,14 @@ async def test_the_replay_command_rebuilds_from_the_event_store(
     before = await answers(client)
     monkeypatch.setenv("TRACEPOINT_DATABASE_URL", database_url)
     monkeypatch.setenv("TRACEPOINT_SECRET", "test-secret")
-    result = await asyncio.to_thread(CliRunner().invoke, cli, ["replay"])
+    result = await run_command("replay")
     assert result.exit_code == 0, result.output
     assert "Rebuilt the read models" in result.output
     assert await answers(client) == before
 
 
-def test_the_command_lists_serve_and_replay() -> None:
-    result = CliRunner().invoke(cli, ["--help"])
+async def test_the_command_lists_serve_and_replay() -> None:
+    result = await run_command("--help")
     assert result.exit_code == 0
     assert "serve" in result.output
     assert "replay" in result.output

@@ -5,13 +5,10 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import orjson
 import pytest
-from typer.testing import CliRunner
 
-from api.service.cli import cli
 from application.service.runtime import Tracepoint
 from domain.epcis.captured_event import CapturedEvent
 from infrastructure import log_compression, log_dictionaries
@@ -20,6 +17,7 @@ from infrastructure.event_store import EventStore, log_position, log_table
 from tests.access.helpers import ok
 from tests.audit.helpers import capture as capture_numbered
 from tests.audit.helpers import event
+from tests.commands import run_command
 from tests.epcis.test_capture import Client, events
 from tests.epcis.test_log_entries import python_example
 
@@ -160,7 +158,7 @@ async def test_replay_rebuilds_the_query_tables_from_entries_of_a_trained_dictio
     log_compression._known.clear()
     monkeypatch.setenv("TRACEPOINT_DATABASE_URL", tracepoint.settings.database_url)
     monkeypatch.setenv("TRACEPOINT_SECRET", "test-secret")
-    result: Any = await asyncio.to_thread(CliRunner().invoke, cli, ["replay"])
+    result = await run_command("replay")
     assert result.exit_code == 0, result.output
     assert await events(client, perPage="200") == before
 
@@ -195,9 +193,7 @@ async def check_proofs(key: str, *proofs: str) -> tuple[int, str]:
     """`tracepoint check-proof` on an auditor's machine (the files, no database): its exit
     code and what it printed, on one line (the console wraps at its width)."""
     with no_database_at_hand():
-        result: Any = await asyncio.to_thread(
-            CliRunner().invoke, cli, ["check-proof", "--public-key", key, *proofs]
-        )
+        result = await run_command("check-proof", "--public-key", key, *proofs)
     return result.exit_code, " ".join(result.output.split())
 
 
