@@ -22,14 +22,21 @@ class Connection:
     """A database connection inside one transaction, speaking the shared SQL."""
 
     def __init__(
-        self, raw: Any, dialect: Dialect, pipeline: Pipeline | None = None, quiet: Any = None
+        self,
+        raw: Any,
+        dialect: Dialect,
+        pipeline: Pipeline | None = None,
+        quiet: Any = None,
+        schema: str = "public",
     ) -> None:
         """`quiet` (PostgreSQL) is a cursor for the statements whose answers nobody reads,
         and outside a pipeline for every statement: psycopg's cursors cost more to make
         than a short statement costs to send. Without it (SQLite; a read on a replica),
-        statements go to the connection itself."""
+        statements go to the connection itself. `schema` is the one the tables are in,
+        which scopes the locks (`lock`)."""
         self._raw = raw
         self.dialect = dialect
+        self._schema = schema
         self._pipeline = pipeline
         self._quiet = quiet if quiet is not None else raw
         # Outside a pipeline every answer is read before the next statement is sent.
@@ -156,13 +163,15 @@ class Connection:
         transactions (BEGIN IMMEDIATE) already run one at a time.
         """
         if self.dialect.name == "postgresql":
-            self._quiet.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(name),))
+            self._quiet.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(name, self._schema),))
 
     def lock_shared(self, name: str) -> None:
         """Wait while another transaction or session holds `name` exclusively (`lock`,
         `Database.exclusive`); holders of the shared lock do not wait for each other."""
         if self.dialect.name == "postgresql":
-            self._quiet.execute("SELECT pg_advisory_xact_lock_shared(%s)", (lock_key(name),))
+            self._quiet.execute(
+                "SELECT pg_advisory_xact_lock_shared(%s)", (lock_key(name, self._schema),)
+            )
 
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """All rows of a query."""
@@ -179,6 +188,11 @@ class Connection:
         return row[0] if row else None
 
 
-def lock_key(name: str) -> int:
-    """The 64-bit key of a PostgreSQL advisory lock named `name`."""
-    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+def lock_key(name: str, schema: str = "public") -> int:
+    """The 64-bit key of a PostgreSQL advisory lock named `name` for the tables in
+    `schema`: advisory locks are the whole database's, and services in other schemas of
+    it (`?schema=`) must neither wait for these nor skip work while another holds one."""
+    # The public schema's keys are the names alone, as before schemas scoped them: a
+    # process of the earlier release, during an upgrade, still takes turns with the new.
+    scoped = name if schema == "public" else f"{schema}\x00{name}"
+    return int.from_bytes(hashlib.sha256(scoped.encode()).digest()[:8], "big", signed=True)

@@ -199,7 +199,7 @@ class Database:
         """
         if self._pg_pool is not None and pipelined:
             with self._pg_connection() as raw, pipelined_transaction(raw) as (pipeline, quiet):
-                in_pipeline = Connection(raw, self.dialect, pipeline, quiet)
+                in_pipeline = Connection(raw, self.dialect, pipeline, quiet, self.url.schema)
                 if not durable:
                     in_pipeline.send("SET LOCAL synchronous_commit = off")
                 yield in_pipeline
@@ -207,7 +207,9 @@ class Database:
             return
         if self._pg_pool is not None:
             with self._pg_connection() as raw, raw.transaction():
-                in_transaction = Connection(raw, self.dialect, quiet=raw.cursor())
+                in_transaction = Connection(
+                    raw, self.dialect, quiet=raw.cursor(), schema=self.url.schema
+                )
                 if not durable:
                     in_transaction.send("SET LOCAL synchronous_commit = off")
                 yield in_transaction
@@ -222,7 +224,7 @@ class Database:
             # failing with "database is locked" when the second tries to upgrade.
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
-                yield Connection(conn, self.dialect)
+                yield Connection(conn, self.dialect, schema=self.url.schema)
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
@@ -249,7 +251,7 @@ class Database:
     def _statements(self) -> Iterator[Connection]:
         """A pooled PostgreSQL connection whose statements commit one by one."""
         with self._pg_connection() as raw, in_autocommit(raw):
-            yield Connection(raw, self.dialect, quiet=raw.cursor())
+            yield Connection(raw, self.dialect, quiet=raw.cursor(), schema=self.url.schema)
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
@@ -266,7 +268,7 @@ class Database:
             with local:
                 yield
             return
-        key = lock_key(name)
+        key = lock_key(name, self.url.schema)
         with self._pg_connection() as raw:
             raw.execute("SELECT pg_advisory_lock(%s)", (key,))
             try:
@@ -291,7 +293,7 @@ class Database:
             if self._pg_pool is None:
                 yield True
                 return
-            key = lock_key(name)
+            key = lock_key(name, self.url.schema)
             with self._pg_connection() as raw:
                 got = raw.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
                 raw.commit()

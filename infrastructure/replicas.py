@@ -149,7 +149,7 @@ class Replicas:
         if route is not None and route.target != -1:
             with self.connection(route) as raw:
                 if raw is not None:
-                    yield Connection(raw, self._primary.dialect)
+                    yield Connection(raw, self._primary.dialect, schema=self._primary.url.schema)
                     return
         with self._primary.transaction(write=False) as conn:
             yield conn
