@@ -37,6 +37,8 @@ from tests.databases import (
     with_database,
 )
 
+pytest_plugins = ("tests.hung_tests",)
+
 FIXTURES = Path(__file__).parent / "fixtures"
 ADMIN_TOKEN = "test-admin-token-" + secrets.token_hex(8)
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
