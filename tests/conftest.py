@@ -8,10 +8,8 @@ yes or on, in any case), where they fail.
 """
 
 import contextlib
-import logging
 import os
 import secrets
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -23,7 +21,6 @@ import pytest
 from aiohttp import web_app
 from aiohttp.test_utils import TestClient
 
-from api.logs.formats import SecretMasking
 from api.service.app import create_app
 from application.service.runtime import Tracepoint
 from infrastructure.database import Database
@@ -36,6 +33,7 @@ from tests.databases import (
     drop_databases,
     with_database,
 )
+from tests.logging_kept import logging_kept
 
 pytest_plugins = ("tests.hung_tests",)
 
@@ -121,17 +119,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 @pytest.fixture(autouse=True)
 def _logging_as_it_was() -> Iterator[None]:
     """A test that sets logging up as the service does (`configure_logging`: `serve`,
-    `replay`) leaves it as it found it: its handler may write to a stream that is closed
-    once the test is over, and every later record of the worker would fail on it."""
-    root = logging.getLogger()
-    before, level, hook = list(root.handlers), root.level, sys.excepthook
-    yield
-    for handler in root.handlers[:]:
-        if handler not in before and any(isinstance(f, SecretMasking) for f in handler.filters):
-            root.removeHandler(handler)
-    root.setLevel(level)
-    sys.excepthook = hook
-    logging.captureWarnings(False)
+    `replay`) leaves it as it found it."""
+    with logging_kept():
+        yield
 
 
 def run_database(use: str) -> str:

@@ -1,8 +1,6 @@
 """Logs captured as `tracepoint serve` writes them, from a service in the test process."""
 
 import io
-import logging
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,22 +10,14 @@ from aiohttp.test_utils import TestClient, TestServer
 from api.logs.access import AccessLogger
 from api.service.app import create_app
 from application.service.runtime import Tracepoint
+from tests.logging_kept import logging_kept
 
 
 @pytest.fixture
 def output() -> Iterator[io.StringIO]:
-    """Where the configured logs go; the root logger, the warnings and the hook of
-    uncaught exceptions are restored afterwards."""
-    root = logging.getLogger()
-    handlers, level, excepthook = root.handlers[:], root.level, sys.excepthook
-    yield io.StringIO()
-    sys.excepthook = excepthook
-    logging.captureWarnings(False)
-    for handler in root.handlers[:]:
-        root.removeHandler(handler)
-    for handler in handlers:
-        root.addHandler(handler)
-    root.setLevel(level)
+    """Where the configured logs go; the logging is put back afterwards."""
+    with logging_kept():
+        yield io.StringIO()
 
 
 def lines(output: io.StringIO) -> list[str]:
