@@ -1,12 +1,15 @@
 """Large captures are analysed in worker processes, with the same results as in the service."""
 
+import gc
 import os
 import signal
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 import pytest
 
+from application.epcis import analysis
 from application.epcis.analysis import PARALLEL_FROM, EventAnalyser, analyse_events
 from domain.epcis.event_hash import event_hash
 from domain.epcis.index_terms import event_terms
@@ -155,3 +158,21 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_a_worker_analyses_with_the_cyclic_collector_paused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    collecting: list[bool] = []
+
+    def analysed(*args: Any) -> list[analysis.EventAnalysis]:
+        collecting.append(gc.isenabled())
+        return analyse_events(*args)
+
+    monkeypatch.setattr(analysis, "analyse_events", analysed)
+    assert gc.isenabled()
+
+    analysis._analyse_encoded(orjson.dumps(_events(3)), NAMESPACES, ())
+
+    assert collecting == [False]
+    assert gc.isenabled()
