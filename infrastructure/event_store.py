@@ -64,6 +64,8 @@ class _TracepointApplication(Application[str]):
     """The eventsourcing application that owns the event store tables."""
 
     name = "Tracepoint"
+    #: `MAPPER_TOPIC` in the environment makes it ours.
+    mapper: ShortTopicMapper
 
     def construct_transcoder(self) -> Transcoder:
         """orjson instead of the standard library: same bytes, faster both ways."""
@@ -227,8 +229,7 @@ class EventStore:
                 events.extend(item.collect_events())
             else:
                 events.append(item)
-        to_stored = self._app.mapper.to_stored_event
-        positions = self.append_stored_within(conn, [to_stored(event) for event in events])
+        positions = self.append_stored_within(conn, self._app.mapper.to_stored_events(events))
         extra = derived or {}
         return [
             LoggedEvent(
@@ -325,7 +326,7 @@ class EventStore:
         for rows in self._select(aggregate_ids, columns, order="originator_version"):
             for originator_id, version, topic, state in rows:
                 stored = StoredEvent(originator_id, version, topic, bytes(state))
-                found.setdefault(originator_id, []).append(to_event(stored))  # type: ignore[arg-type]
+                found.setdefault(originator_id, []).append(to_event(stored))
         return found
 
     def _select(

@@ -19,7 +19,7 @@ service.
 
 import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import zstandard
 from eventsourcing.persistence import Compressor
@@ -202,6 +202,27 @@ def compressed(data: bytes, dictionary: TrainedDictionary | None = None) -> byte
     return dictionary.prefix + _contexts.of(dictionary)[0].compress(data)
 
 
+def compressed_many(
+    entries: Sequence[bytes], dictionary: TrainedDictionary | None = None
+) -> list[bytes]:
+    """Each of `entries` as `compressed` gives it, in one call into zstd.
+
+    zstd lets go of the interpreter lock while it works: compressing a capture's entries
+    one call each, its thread then waited for the lock again after every entry while
+    another thread ran Python (~8 µs an entry where the work is ~2), all of it inside
+    the log's write turn. The frames are the same bytes.
+    """
+    if dictionary is None:
+        prefix, compressor = bytes((_TAG_1,)), _contexts.compressor
+    else:
+        prefix, compressor = dictionary.prefix, _contexts.of(dictionary)[0]
+    if len(entries) < 2 or not hasattr(compressor, "multi_compress_to_buffer"):
+        # One entry gains nothing; the cffi backend (PyPy) has no batch call.
+        return [compressed(entry, dictionary) for entry in entries]
+    frames = compressor.multi_compress_to_buffer(list(entries), threads=0)
+    return [prefix + frames[index].tobytes() for index in range(len(frames))]
+
+
 def decompressed(stored: bytes) -> bytes:
     """The JSON of a log entry's stored bytes, whichever format they were written in."""
     tag = stored[0] if stored else None
@@ -231,6 +252,10 @@ class LogCompressor(Compressor):
     def compress(self, data: bytes) -> bytes:
         """The stored bytes of an entry's JSON."""
         return compressed(data, self.dictionary)
+
+    def compress_many(self, entries: Sequence[bytes]) -> list[bytes]:
+        """The stored bytes of each of `entries`, in one call (`compressed_many`)."""
+        return compressed_many(entries, self.dictionary)
 
     def decompress(self, data: bytes) -> bytes:
         """The JSON of an entry's stored bytes."""

@@ -6,10 +6,12 @@ event's row. The events most rows hold are written under a short name instead, a
 under either, so rows written before keep theirs.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from eventsourcing.persistence import Mapper, StoredEvent
+
+from infrastructure.log_compression import LogCompressor
 
 #: Module-path topic → the name the log stores it under. Never change a name once
 #: released: rows hold it. (A test resolves every path: a renamed class fails it.)
@@ -31,11 +33,28 @@ class ShortTopicMapper(Mapper[str]):
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         """The library's stored event, under its short topic where it has one."""
-        stored = super().to_stored_event(domain_event)
-        short = SHORT_TOPICS.get(stored.topic)
-        if short is None:
-            return stored
-        return StoredEvent(stored.originator_id, stored.originator_version, short, stored.state)
+        return _shortened(super().to_stored_event(domain_event))
+
+    def to_stored_events(self, domain_events: Sequence[Any]) -> list[StoredEvent]:
+        """`to_stored_event` of each, their states compressed together (a capture's
+        entries: `LogCompressor.compress_many`)."""
+        compressor = self.compressor
+        if self.cipher is not None or not isinstance(compressor, LogCompressor):
+            return [self.to_stored_event(event) for event in domain_events]
+        plain = [self._uncompressed.to_stored_event(event) for event in domain_events]
+        states = compressor.compress_many([stored.state for stored in plain])
+        return [
+            StoredEvent(stored.originator_id, stored.originator_version, stored.topic, state)
+            for stored, state in zip(plain, states, strict=True)
+        ]
+
+    @property
+    def _uncompressed(self) -> "ShortTopicMapper":
+        # The library's own steps (topic, state, class version) without its compressor.
+        mapper = self.__dict__.get("_plain")
+        if mapper is None:
+            mapper = self.__dict__["_plain"] = ShortTopicMapper(self.transcoder)
+        return mapper
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
         """The library's domain event, from a row under either topic."""
@@ -48,3 +67,10 @@ class ShortTopicMapper(Mapper[str]):
                 stored_event.state,
             )
         return super().to_domain_event(stored_event)
+
+
+def _shortened(stored: StoredEvent) -> StoredEvent:
+    short = SHORT_TOPICS.get(stored.topic)
+    if short is None:
+        return stored
+    return StoredEvent(stored.originator_id, stored.originator_version, short, stored.state)

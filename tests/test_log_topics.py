@@ -43,3 +43,14 @@ def test_a_row_under_the_module_path_is_read_as_before(settings: Settings) -> No
     )
     assert mapper.to_domain_event(old).__dict__ == mapper.to_domain_event(stored).__dict__
     service.close()
+
+
+def test_events_stored_together_are_stored_as_each_alone(settings: Settings) -> None:
+    service = Tracepoint(settings)
+    mapper = service.store._app.mapper
+    events = [
+        CapturedEvent.captured(f"urn:uuid:{n}", object_event(), {}, "t", "c1") for n in range(3)
+    ]
+    assert mapper.to_stored_events(events) == [mapper.to_stored_event(e) for e in events]
+    assert {stored.topic for stored in mapper.to_stored_events(events)} == {"captured"}
+    service.close()

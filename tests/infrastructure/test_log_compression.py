@@ -16,6 +16,7 @@ from infrastructure.log_compression import (
     UnknownDictionary,
     add_lookup,
     compressed,
+    compressed_many,
     decompressed,
     learn,
     remove_lookup,
@@ -177,3 +178,17 @@ def test_any_bytes_read_back_as_given_with_a_trained_dictionary(
     trained: TrainedDictionary, data: bytes
 ) -> None:
     assert decompressed(compressed(data, trained)) == data
+
+
+def test_entries_compressed_together_are_the_bytes_each_gets_alone(
+    trained: TrainedDictionary,
+) -> None:
+    entries = entries_like(20)
+    for dictionary in (None, trained):
+        assert compressed_many(entries, dictionary) == [compressed(e, dictionary) for e in entries]
+
+
+@pytest.mark.parametrize("count", [0, 1])
+def test_no_entry_or_one_compressed_together_is_as_alone(count: int) -> None:
+    entries = entries_like(count)
+    assert compressed_many(entries) == [compressed(e) for e in entries]
