@@ -38,7 +38,11 @@ from infrastructure.log_compression import (
 from infrastructure.log_dictionaries import StoredDictionary
 from infrastructure.log_topics import ShortTopicMapper, stored_topics
 from infrastructure.orjson_transcoder import OrjsonTranscoder
-from infrastructure.postgres_recorder import UnpipelinedPostgresApplicationRecorder, insert_columns
+from infrastructure.postgres_recorder import (
+    UnpipelinedPostgresApplicationRecorder,
+    append_lock_statements,
+    insert_columns,
+)
 from infrastructure.sql_conditions import chunks
 from infrastructure.sqlite_recorder import LeafWritingSQLiteApplicationRecorder
 
@@ -197,19 +201,20 @@ class EventStore:
         return logged
 
     def lock_within(self, conn: Connection) -> None:
-        """Take the log's write lock in `conn`'s transaction: until it ends, nobody else
-        appends, so what it appends commits in log order (PostgreSQL; an SQLite write
-        transaction holds the file's lock already)."""
+        """Take the log's write turn in `conn`'s transaction: until it ends, nobody else
+        appends, so what it appends commits in log order (PostgreSQL:
+        `append_lock_statements`; an SQLite write transaction holds the file's lock
+        already)."""
         if conn.dialect.name == "postgresql":
             recorder: Any = self._app.recorder
+            statements = append_lock_statements(self._url.schema, log_table("postgresql"))
             # Listeners of eventsourcing's channel learn of the write as from the library.
-            lock = f"LOCK TABLE {log_table('postgresql')} IN EXCLUSIVE MODE"
-            notify = f'NOTIFY "{recorder.channel_name}"'
+            statements.append(f'NOTIFY "{recorder.channel_name}"')
             if conn.pipelined:  # a pipeline takes one statement at a time, unanswered
-                conn.send(lock)
-                conn.send(notify)
+                for statement in statements:
+                    conn.send(statement)
             else:  # one round trip
-                conn.raw.execute(f"{lock}; {notify}")
+                conn.raw.execute("; ".join(statements))
 
     def append_within(
         self,

@@ -1,10 +1,11 @@
-"""The PostgreSQL event recorder, without psycopg's pipeline mode and with binary inserts.
+"""The PostgreSQL event recorder, without psycopg's pipeline mode and with binary inserts,
+and the lock appends to the log take turns on.
 
 eventsourcing's recorder sends LOCK TABLE, NOTIFY and the INSERT as one pipeline. With a
 capture of 10,000 events (a parameter of ~14 MB) that pipeline stalled for good: the
 server waited to read the rest of the INSERT, the client waited for results. Sent as
-plain statements in one transaction the same work completes, and keeps the table lock
-that makes commit order equal notification-id order, which cursors rely on.
+plain statements in one transaction the same work completes, and keeps appends taking
+turns, which makes commit order equal notification-id order, as cursors rely on.
 
 The library also sends the rows as one array of a composite type, which psycopg can only
 write as escaped text: a third of the time of storing a large capture went into regular
@@ -22,10 +23,34 @@ from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
 from infrastructure.audit.leaf_writer import LeafWriter, stored_entries
+from infrastructure.connection import lock_key
 from infrastructure.outages import cannot_connect
 
 #: Tries of an insert whose connection broke (the library's number).
 _INSERT_ATTEMPTS = 10
+
+
+#: The advisory lock appends to the log take turns on (scoped by schema: `lock_key`).
+APPEND_LOCK = "tracepoint-log-append"
+
+
+def append_lock_statements(schema: str, table: str) -> list[str]:
+    """What a transaction runs before it appends to the log `schema.table`: appends then
+    take turns, each from its first notification id to its commit.
+
+    eventsourcing takes the table lock (EXCLUSIVE) for this. That mode also conflicts
+    with the lock (auto)vacuum and ANALYZE hold on the table, so every append waited
+    behind a vacuum of the log: until deadlock_timeout cancelled an autovacuum (which
+    then never finished, and left the log's pages unfrozen), and for the whole of an
+    anti-wraparound vacuum, which is not cancelled. An advisory lock conflicts with
+    nothing else. ROW EXCLUSIVE, which an INSERT takes anyway, still conflicts with
+    EXCLUSIVE: processes of an earlier release, which take the table lock, and these
+    still take turns (also while the audit tree is sealed, which inserts nothing here).
+    """
+    return [
+        f"SELECT pg_advisory_xact_lock({lock_key(APPEND_LOCK, schema)})",
+        f'LOCK TABLE "{schema}"."{table}" IN ROW EXCLUSIVE MODE',
+    ]
 
 
 def insert_columns(stored_events: Sequence[StoredEvent]) -> tuple[list[Any], ...]:
@@ -39,12 +64,22 @@ def insert_columns(stored_events: Sequence[StoredEvent]) -> tuple[list[Any], ...
 
 
 class UnpipelinedPostgresApplicationRecorder(PostgresApplicationRecorder):
-    """Inserts events with the table lock, statement by statement, in one transaction,
-    with their leaves of the audit tree when `leaves` is set."""
+    """Inserts events taking turns (`append_lock_statements`), statement by statement, in
+    one transaction, with their leaves of the audit tree when `leaves` is set."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.leaves: LeafWriter | None = None
+        # The library's lock timeout, then our turn instead of its table lock.
+        self.lock_table_statements = [
+            self.lock_table_statements[0],
+            *(
+                SQL(statement)
+                for statement in append_lock_statements(
+                    self.datastore.schema, self.events_table_name
+                )
+            ),
+        ]
         self.insert_columns_statement = SQL(
             "INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
             "SELECT * FROM unnest(%b::{id_type}[], %b::bigint[], %b::text[], %b::bytea[]) "
