@@ -103,3 +103,17 @@ def test_an_append_waits_for_another_append_to_commit(service: Tracepoint, appen
         assert thread.is_alive()
     thread.join(DONE_WITHIN)
     assert not thread.is_alive()
+
+
+def test_an_earlier_releases_append_waits_for_an_append(
+    service: Tracepoint, database_url: str
+) -> None:
+    url = DatabaseUrl.parse(database_url)
+    with service.database.transaction() as conn:
+        service.store.lock_within(conn)
+        with psycopg.connect(database_url.split("?")[0]) as earlier:
+            earlier.execute("SET lock_timeout = '200ms'")
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                earlier.execute(
+                    f'LOCK TABLE "{url.schema}"."{log_table("postgresql")}" IN EXCLUSIVE MODE'
+                )
