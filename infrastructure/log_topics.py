@@ -20,6 +20,9 @@ SHORT_TOPICS = {
     "domain.epcis.captured_event:CapturedEvent.AlsoCaptured": "captured-again",
 }
 _FULL_TOPICS = {short: full for full, short in SHORT_TOPICS.items()}
+#: Most entries compressed in one call: one wait for the interpreter lock each, and
+#: at most ~1 MB of a capture's entries held uncompressed.
+_COMPRESSED_TOGETHER = 1000
 
 
 def stored_topics(topics: Iterable[str]) -> list[str]:
@@ -41,12 +44,17 @@ class ShortTopicMapper(Mapper[str]):
         compressor = self.compressor
         if self.cipher is not None or not isinstance(compressor, LogCompressor):
             return [self.to_stored_event(event) for event in domain_events]
-        plain = [self._uncompressed.to_stored_event(event) for event in domain_events]
-        states = compressor.compress_many([stored.state for stored in plain])
-        return [
-            StoredEvent(stored.originator_id, stored.originator_version, stored.topic, state)
-            for stored, state in zip(plain, states, strict=True)
-        ]
+        found: list[StoredEvent] = []
+        # In parts, so that a large capture's entries are not all held uncompressed at once.
+        for start in range(0, len(domain_events), _COMPRESSED_TOGETHER):
+            part = domain_events[start : start + _COMPRESSED_TOGETHER]
+            plain = [self._uncompressed.to_stored_event(event) for event in part]
+            states = compressor.compress_many([stored.state for stored in plain])
+            found.extend(
+                StoredEvent(stored.originator_id, stored.originator_version, stored.topic, state)
+                for stored, state in zip(plain, states, strict=True)
+            )
+        return found
 
     @property
     def _uncompressed(self) -> "ShortTopicMapper":

@@ -1,11 +1,13 @@
 """The log stores captured events under short topics and reads rows under either topic
 (infrastructure/log_topics.py)."""
 
+import pytest
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
 from application.service.runtime import Tracepoint
 from domain.epcis.captured_event import CapturedEvent
+from infrastructure import log_topics
 from infrastructure.log_topics import SHORT_TOPICS, stored_topics
 from infrastructure.settings import Settings
 from tests.epcis.documents import object_event
@@ -53,4 +55,17 @@ def test_events_stored_together_are_stored_as_each_alone(settings: Settings) -> 
     ]
     assert mapper.to_stored_events(events) == [mapper.to_stored_event(e) for e in events]
     assert {stored.topic for stored in mapper.to_stored_events(events)} == {"captured"}
+    service.close()
+
+
+def test_events_stored_together_in_parts_are_stored_as_each_alone(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(log_topics, "_COMPRESSED_TOGETHER", 2)
+    service = Tracepoint(settings)
+    mapper = service.store._app.mapper
+    events = [
+        CapturedEvent.captured(f"urn:uuid:{n}", object_event(), {}, "t", "c1") for n in range(5)
+    ]
+    assert mapper.to_stored_events(events) == [mapper.to_stored_event(e) for e in events]
     service.close()
