@@ -145,3 +145,21 @@ def _insert_twice_checked_at_commit(database: Database) -> None:
         conn.send("INSERT INTO checked_at_commit VALUES (?)", (7,))
         conn.send("INSERT INTO checked_at_commit VALUES (?)", (7,))
         conn.sync()  # both inserts are accepted; the commit is what fails
+
+
+def test_a_pipeline_inserts_rows_with_every_value_and_every_null_as_given(
+    rows: Database,
+) -> None:
+    with rows.transaction() as conn:
+        conn.execute(
+            "CREATE TABLE typed (id BIGINT, small SMALLINT, note TEXT, amount DOUBLE PRECISION,"
+            " count INTEGER, never TEXT)"
+        )
+    given = [
+        (i, i % 7 if i % 3 else None, None if i % 5 == 0 else f"n{i}", i / 4, 2**31 - 1 - i, None)
+        for i in range(100)
+    ]
+    with rows.transaction(pipelined=True) as conn:
+        conn.insert_many("typed", ("id", "small", "note", "amount", "count", "never"), given)
+    with rows.transaction(write=False) as conn:
+        assert [tuple(r) for r in conn.fetchall("SELECT * FROM typed ORDER BY id")] == given
