@@ -158,6 +158,16 @@ class EventStore:
                 cursor.execute(statement)
         #: Writes the audit tree's leaves (also when appends do not: seal, rebuild).
         self.leaf_writer = writer
+        # What `lock_within` sends, made once: it runs for every capture.
+        self._turn = (
+            [
+                *append_lock_statements(url.schema, log_table("postgresql")),
+                # Listeners of eventsourcing's channel learn of the write as from the library.
+                f'NOTIFY "{recorder.channel_name}"',
+            ]
+            if url.backend == "postgresql"
+            else []
+        )
         self._leaves = writer if audit_tree else None
         recorder.leaves = self._leaves
         self._compressor: LogCompressor = self._app.mapper.compressor  # type: ignore[assignment]
@@ -206,15 +216,11 @@ class EventStore:
         `append_lock_statements`; an SQLite write transaction holds the file's lock
         already)."""
         if conn.dialect.name == "postgresql":
-            recorder: Any = self._app.recorder
-            statements = append_lock_statements(self._url.schema, log_table("postgresql"))
-            # Listeners of eventsourcing's channel learn of the write as from the library.
-            statements.append(f'NOTIFY "{recorder.channel_name}"')
             if conn.pipelined:  # a pipeline takes one statement at a time, unanswered
-                for statement in statements:
+                for statement in self._turn:
                     conn.send(statement)
             else:  # one round trip
-                conn.raw.execute("; ".join(statements))
+                conn.raw.execute("; ".join(self._turn))
 
     def append_within(
         self,

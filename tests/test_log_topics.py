@@ -47,12 +47,16 @@ def test_a_row_under_the_module_path_is_read_as_before(settings: Settings) -> No
     service.close()
 
 
+def _captured(count: int) -> list[CapturedEvent]:
+    return [
+        CapturedEvent.captured(f"urn:uuid:{n}", object_event(), {}, "t", "c1") for n in range(count)
+    ]
+
+
 def test_events_stored_together_are_stored_as_each_alone(settings: Settings) -> None:
     service = Tracepoint(settings)
     mapper = service.store._app.mapper
-    events = [
-        CapturedEvent.captured(f"urn:uuid:{n}", object_event(), {}, "t", "c1") for n in range(3)
-    ]
+    events = _captured(3)
     assert mapper.to_stored_events(events) == [mapper.to_stored_event(e) for e in events]
     assert {stored.topic for stored in mapper.to_stored_events(events)} == {"captured"}
     service.close()
@@ -64,8 +68,6 @@ def test_events_stored_together_in_parts_are_stored_as_each_alone(
     monkeypatch.setattr(log_topics, "_COMPRESSED_TOGETHER", 2)
     service = Tracepoint(settings)
     mapper = service.store._app.mapper
-    events = [
-        CapturedEvent.captured(f"urn:uuid:{n}", object_event(), {}, "t", "c1") for n in range(5)
-    ]
+    events = _captured(5)
     assert mapper.to_stored_events(events) == [mapper.to_stored_event(e) for e in events]
     service.close()

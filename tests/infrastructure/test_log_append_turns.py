@@ -4,7 +4,7 @@ with processes of an earlier release, which take the table lock."""
 
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 import psycopg
 import pytest
@@ -55,20 +55,44 @@ def service(settings: Settings) -> Iterator[Tracepoint]:
     started.close()
 
 
+def locking_the_log(database_url: str, mode: str) -> str:
+    """The statement that locks the log table in `mode`, as a process of the earlier
+    release (EXCLUSIVE) or a vacuum (SHARE UPDATE EXCLUSIVE) does."""
+    schema = DatabaseUrl.parse(database_url).schema
+    return f'LOCK TABLE "{schema}"."{log_table("postgresql")}" IN {mode} MODE'
+
+
 @contextmanager
 def holding(database_url: str, mode: str) -> Iterator[None]:
     """Another session holding the log table in `mode` until the block ends."""
-    url = DatabaseUrl.parse(database_url)
     with psycopg.connect(database_url.split("?")[0]) as conn:
-        conn.execute(f'LOCK TABLE "{url.schema}"."{log_table("postgresql")}" IN {mode} MODE')
+        conn.execute(locking_the_log(database_url, mode))
         yield
         conn.rollback()
+
+
+@contextmanager
+def holding_the_turn(service: Tracepoint) -> Iterator[None]:
+    """An append's transaction of this release holding the turn until the block ends."""
+    with service.database.transaction() as conn:
+        service.store.lock_within(conn)
+        yield
 
 
 def started(append: Append, service: Tracepoint) -> threading.Thread:
     thread = threading.Thread(target=append, args=(service,), daemon=True)
     thread.start()
     return thread
+
+
+def waits_while(held: AbstractContextManager[None], append: Append, service: Tracepoint) -> None:
+    """`append` waits while `held` is, and completes once it is let go."""
+    with held:
+        thread = started(append, service)
+        thread.join(WATCHED)
+        assert thread.is_alive()
+    thread.join(DONE_WITHIN)
+    assert not thread.is_alive()
 
 
 @APPENDS
@@ -86,34 +110,18 @@ def test_an_append_does_not_wait_for_a_vacuum_of_the_log(
 def test_an_append_waits_for_an_earlier_releases_append(
     service: Tracepoint, database_url: str, append: Append
 ) -> None:
-    with holding(database_url, "EXCLUSIVE"):
-        thread = started(append, service)
-        thread.join(WATCHED)
-        assert thread.is_alive()
-    thread.join(DONE_WITHIN)
-    assert not thread.is_alive()
+    waits_while(holding(database_url, "EXCLUSIVE"), append, service)
 
 
 @APPENDS
 def test_an_append_waits_for_another_append_to_commit(service: Tracepoint, append: Append) -> None:
-    with service.database.transaction() as conn:
-        service.store.lock_within(conn)
-        thread = started(append, service)
-        thread.join(WATCHED)
-        assert thread.is_alive()
-    thread.join(DONE_WITHIN)
-    assert not thread.is_alive()
+    waits_while(holding_the_turn(service), append, service)
 
 
 def test_an_earlier_releases_append_waits_for_an_append(
     service: Tracepoint, database_url: str
 ) -> None:
-    url = DatabaseUrl.parse(database_url)
-    with service.database.transaction() as conn:
-        service.store.lock_within(conn)
-        with psycopg.connect(database_url.split("?")[0]) as earlier:
-            earlier.execute("SET lock_timeout = '200ms'")
-            with pytest.raises(psycopg.errors.LockNotAvailable):
-                earlier.execute(
-                    f'LOCK TABLE "{url.schema}"."{log_table("postgresql")}" IN EXCLUSIVE MODE'
-                )
+    with holding_the_turn(service), psycopg.connect(database_url.split("?")[0]) as earlier:
+        earlier.execute("SET lock_timeout = '200ms'")
+        with pytest.raises(psycopg.errors.LockNotAvailable):
+            earlier.execute(locking_the_log(database_url, "EXCLUSIVE"))
