@@ -90,15 +90,22 @@ def positions_among(
     """`FROM … d WHERE …`: the rows `d` of the positions ≤ `snapshot` the conditions
     select, open for one more condition on `d.position` (`… AND d.position = ?`); None when
     some condition needs the event row."""
-    return _from_index_tables(conditions, snapshot, None)
+    # The snapshot's bound is written as an expression, not as the column, so that the
+    # position looked up is the index's key: SQLite (3.40) took the bound for the index's
+    # range instead and, for each position asked, read every selected row below the
+    # snapshot (500 positions asked of one carrier's 1,440 rows: 148 ms, against 0.7).
+    return _from_index_tables(conditions, snapshot, None, bound="+d.position <= ?")
 
 
 def _from_index_tables(
-    conditions: list[tuple[str, list[Any]]], snapshot: int, after: int | None
+    conditions: list[tuple[str, list[Any]]],
+    snapshot: int,
+    after: int | None,
+    bound: str = "d.position <= ?",
 ) -> tuple[str, list[Any]] | None:
-    """`FROM … d WHERE …`, the rows `d` of the positions ≤ `snapshot` (and > `after`) that
-    every condition selects, driven by an index table's; None when there is none or some
-    condition needs the event row."""
+    """`FROM … d WHERE …`, the rows `d` of the positions ≤ `snapshot` (`bound`; and >
+    `after`) that every condition selects, driven by an index table's; None when there is
+    none or some condition needs the event row."""
     selects = [(_positions(sql), params) for sql, params in conditions]
     if not selects or any(select is None for select, _ in selects):
         return None
@@ -108,7 +115,7 @@ def _from_index_tables(
     if not drivers:
         return None
     driver, driver_params = selects.pop(drivers[0])
-    where = ["d.position <= ?"]
+    where = [bound]
     params: list[Any] = [*driver_params, snapshot]
     if after is not None:
         where.append("d.position > ?")
