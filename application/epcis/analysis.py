@@ -85,7 +85,9 @@ def _analysed(
     try:
         if not isinstance(name, str) or not name:
             name = event_hash(event, namespaces, ignore_fields=ignore_fields)
-            earlier = earlier_event_hash(event, namespaces, ignore_fields=ignore_fields)
+            earlier = earlier_event_hash(
+                event, namespaces, ignore_fields=ignore_fields, current=name
+            )
         else:
             # A hash is a claim about the content: held to it, nobody can store forged
             # content under the ID of a real event that has not arrived yet.

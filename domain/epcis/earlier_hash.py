@@ -16,15 +16,19 @@ def earlier_event_hash(
     context: Mapping[str, str] | None = None,
     *,
     ignore_fields: Collection[str] = (),
+    current: str | None = None,
 ) -> str | None:
     """The hash this service gave the event before it expanded the standard prefixes it
-    leaves unbound (`STANDARD_PREFIXES`), when that differs from its hash; else None."""
+    leaves unbound (`STANDARD_PREFIXES`), when that differs from its hash (`current`,
+    where the caller has it already); else None."""
     if not _mentions_standard_prefix(event):
         return None
     earlier = event_hash(
         event, context, ignore_fields=ignore_fields, expand_standard_prefixes=False
     )
-    return None if earlier == event_hash(event, context, ignore_fields=ignore_fields) else earlier
+    if current is None:
+        current = event_hash(event, context, ignore_fields=ignore_fields)
+    return None if earlier == current else earlier
 
 
 def _mentions_standard_prefix(event: Mapping[str, Any]) -> bool:

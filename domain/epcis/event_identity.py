@@ -50,7 +50,7 @@ def hash_mismatch(
     # Hex digits name the same digest in either case.
     if actual.lower() == event_id.lower():
         return None
-    earlier = earlier_event_hash(event, namespaces, ignore_fields=ignore_fields)
+    earlier = earlier_event_hash(event, namespaces, ignore_fields=ignore_fields, current=actual)
     return None if earlier is not None and earlier.lower() == event_id.lower() else actual
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from application.epcis import analysis
 from application.service.runtime import Tracepoint
+from domain.epcis import earlier_hash
 from domain.epcis.earlier_hash import earlier_event_hash
 from domain.epcis.event_hash import event_hash
 from tests.access.helpers import Client, call
@@ -64,6 +65,23 @@ def test_the_earlier_hash_is_known_only_where_it_differs() -> None:
     assert earlier is not None
     assert earlier == event_hash(GS1_ANGLE, {}, expand_standard_prefixes=False)
     assert earlier != event_hash(GS1_ANGLE, {})
+
+
+def test_the_earlier_hash_takes_the_current_one_from_a_caller_that_has_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    current = event_hash(GS1_ANGLE, {})
+    hashed: list[bool] = []
+
+    def counting(*args: Any, **kwargs: Any) -> str:
+        hashed.append(kwargs.get("expand_standard_prefixes", True))
+        return event_hash(*args, **kwargs)
+
+    monkeypatch.setattr(earlier_hash, "event_hash", counting)
+    earlier = earlier_event_hash(GS1_ANGLE, {}, current=current)
+    assert earlier == event_hash(GS1_ANGLE, {}, expand_standard_prefixes=False)
+    assert hashed == [False]  # the earlier form only: the current one was given
+    assert earlier_event_hash(GS1_ANGLE, {"gs1": "https://gs1.org/voc/"}, current=current) is None
 
 
 async def test_gs1_angle_and_angle_are_one_event(client: Client) -> None:
