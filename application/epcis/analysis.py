@@ -22,7 +22,7 @@ import orjson
 
 from application.epcis.collector_pause import collector_paused
 from domain.epcis.derived_terms import DerivedTerms
-from domain.epcis.earlier_hash import earlier_event_hash
+from domain.epcis.earlier_hash import earlier_event_hash, may_mention_standard_prefix
 from domain.epcis.event_hash import event_hash
 from domain.epcis.event_identity import hash_mismatch
 from domain.epcis.index_terms import event_terms
@@ -69,14 +69,19 @@ class EventAnalysis(NamedTuple):
 
 
 def analyse_events(
-    events: Sequence[Any], namespaces: dict[str, str], ignore_fields: Collection[str]
+    events: Sequence[Any],
+    namespaces: dict[str, str],
+    ignore_fields: Collection[str],
+    *,
+    earlier_names: bool = True,
 ) -> list[EventAnalysis]:
-    """The analysis of each event, in order."""
-    return [_analysed(event, namespaces, ignore_fields) for event in events]
+    """The analysis of each event, in order; `earlier_names=False` where none of the
+    events can have an earlier hash (`may_mention_standard_prefix`)."""
+    return [_analysed(event, namespaces, ignore_fields, earlier_names) for event in events]
 
 
 def _analysed(
-    event: Any, namespaces: dict[str, str], ignore_fields: Collection[str]
+    event: Any, namespaces: dict[str, str], ignore_fields: Collection[str], earlier_names: bool
 ) -> EventAnalysis:
     # Whatever one event's data makes go wrong is that event's problem, reported to the
     # client as such; it must not fail the other events' chunk, or the request.
@@ -85,9 +90,10 @@ def _analysed(
     try:
         if not isinstance(name, str) or not name:
             name = event_hash(event, namespaces, ignore_fields=ignore_fields)
-            earlier = earlier_event_hash(
-                event, namespaces, ignore_fields=ignore_fields, current=name
-            )
+            if earlier_names:
+                earlier = earlier_event_hash(
+                    event, namespaces, ignore_fields=ignore_fields, current=name
+                )
         else:
             # A hash is a claim about the content: held to it, nobody can store forged
             # content under the ID of a real event that has not arrived yet.
@@ -112,8 +118,12 @@ def _analyse_encoded(
     # decoded events and their terms are thousands of new containers, freed by their
     # counts when the chunk is sent: the cyclic collector would walk them over and over
     # (a seventh of the work), as it would in the service process (`collector_paused`).
+    # A chunk none of whose events spells a standard prefix spares each event the look.
+    earlier_names = may_mention_standard_prefix(encoded)
     with collector_paused():
-        return analyse_events(orjson.loads(encoded), namespaces, ignore_fields)
+        return analyse_events(
+            orjson.loads(encoded), namespaces, ignore_fields, earlier_names=earlier_names
+        )
 
 
 def _context() -> multiprocessing.context.BaseContext:

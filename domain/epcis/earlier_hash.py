@@ -31,10 +31,15 @@ def earlier_event_hash(
     return None if earlier == current else earlier
 
 
+def may_mention_standard_prefix(encoded: bytes) -> bool:
+    """Whether events encoded by orjson (`encoded`, one or a list of them) may have an
+    earlier hash: only a key or value that starts with a standard prefix hashes apart."""
+    return any(marker in encoded for marker in _STANDARD_MARKERS)
+
+
 def _mentions_standard_prefix(event: Mapping[str, Any]) -> bool:
-    # Only a key or value that starts with one of them can hash apart: most events have none.
     try:
         encoded = orjson.dumps(event)
     except (orjson.JSONEncodeError, TypeError):
         return True  # no quick look (a number past 64 bits): compare the hashes
-    return any(marker in encoded for marker in _STANDARD_MARKERS)
+    return may_mention_standard_prefix(encoded)

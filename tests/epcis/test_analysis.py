@@ -165,9 +165,9 @@ def test_a_worker_analyses_with_the_cyclic_collector_paused(
 ) -> None:
     collecting: list[bool] = []
 
-    def analysed(*args: Any) -> list[analysis.EventAnalysis]:
+    def analysed(*args: Any, **kwargs: Any) -> list[analysis.EventAnalysis]:
         collecting.append(gc.isenabled())
-        return analyse_events(*args)
+        return analyse_events(*args, **kwargs)
 
     monkeypatch.setattr(analysis, "analyse_events", analysed)
     assert gc.isenabled()
@@ -176,3 +176,33 @@ def test_a_worker_analyses_with_the_cyclic_collector_paused(
 
     assert collecting == [False]
     assert gc.isenabled()
+
+
+def test_a_chunk_that_spells_no_standard_prefix_is_not_looked_at_event_by_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    looked: list[Any] = []
+    monkeypatch.setattr(
+        analysis, "earlier_event_hash", lambda event, *_, **__: looked.append(event)
+    )
+
+    analysed = analysis._analyse_encoded(orjson.dumps(_events(3)), NAMESPACES, ())
+
+    assert looked == []
+    assert [a.earlier_name for a in analysed] == [None, None, None]
+
+
+def test_a_chunk_that_spells_one_gives_its_events_their_earlier_names() -> None:
+    # `gs1:` unbound: the type hashes as its IRI now, and hashed as the CURIE before.
+    report = {"type": "gs1:Angle", "value": 42.698334, "uom": "DD"}
+    curie = object_event(
+        epcList=["urn:epc:id:sgtin:4012345.011111.9"],
+        sensorElementList=[{"sensorReport": [report]}],
+    )
+    events = [*_events(2), curie]
+
+    in_worker = analysis._analyse_encoded(orjson.dumps(events), {}, ())
+
+    assert in_worker == analyse_events(events, {}, ())
+    assert in_worker[2].earlier_name == event_hash(curie, {}, expand_standard_prefixes=False)
+    assert in_worker[2].earlier_name != in_worker[2].name
