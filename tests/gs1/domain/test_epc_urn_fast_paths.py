@@ -3,8 +3,11 @@
 import random
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from domain.gs1 import canonical_epc, gs1_check_digit
+from domain.gs1.digital_link import _ENCODE, encode_value
 from domain.gs1.epc_urn import _sgtin, urn_key_path
 
 DL = "https://id.gs1.org/"
@@ -69,3 +72,15 @@ def test_numeric_sgtin_route_agrees_with_the_sgtin_converter() -> None:
         serial = "".join(rnd.choice("0123456789") for _ in range(rnd.randint(0, 22)))
         body = f"{prefix}.{item}.{serial}"
         assert urn_key_path("urn:epc:id:sgtin:" + body) == _sgtin(body), body
+
+
+@given(st.text())
+@example("7")
+@example("ABC123")
+@example("a!b")
+@example("(1)")
+@example("\u03a91")  # a letter outside ASCII
+@example("\uff11\uff12")  # digits outside ASCII
+def test_a_value_is_escaped_as_the_table_escapes_it(value: str) -> None:
+    # encode_value returns a value of ASCII letters and digits without walking the table.
+    assert encode_value(value) == value.translate(_ENCODE)
