@@ -1,7 +1,6 @@
 """The types of a table's columns as PostgreSQL names them, for statements that send rows
 as one array a column (`Connection.insert_many` in a pipeline), which must type them."""
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,15 +8,13 @@ from typing import Any
 #: tables change shape comes with a new revision, and its tables are made again before
 #: a process projects into them. So they are looked up once a process.
 _known: dict[tuple[str, str, str, tuple[str, ...]], tuple[str, ...]] = {}
-_lock = threading.Lock()
 
 
 def column_types(raw: Any, schema: str, table: str, columns: Sequence[str]) -> tuple[str, ...]:
     """The type of each of `columns` of `table` (named as the statement names it, found
     by the connection's search path), e.g. `bigint`, `double precision`."""
     key = (str(raw.info.dbname), schema, table, tuple(columns))
-    with _lock:
-        found = _known.get(key)
+    found = _known.get(key)
     if found is not None:
         return found
     rows = raw.execute(
@@ -27,6 +24,6 @@ def column_types(raw: Any, schema: str, table: str, columns: Sequence[str]) -> t
     ).fetchall()
     named = {str(name): str(kind) for name, kind in rows}
     found = tuple(named[column.strip('"')] for column in columns)
-    with _lock:
-        _known[key] = found
+    # Two threads may both look a table up at first: they find the same and store it.
+    _known[key] = found
     return found

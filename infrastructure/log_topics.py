@@ -9,7 +9,7 @@ under either, so rows written before keep theirs.
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from eventsourcing.persistence import Mapper, StoredEvent
+from eventsourcing.persistence import Cipher, Compressor, Mapper, StoredEvent, Transcoder
 
 from infrastructure.log_compression import LogCompressor
 
@@ -34,6 +34,16 @@ def stored_topics(topics: Iterable[str]) -> list[str]:
 class ShortTopicMapper(Mapper[str]):
     """eventsourcing's mapper, writing the short topics of `SHORT_TOPICS` and reading both."""
 
+    def __init__(
+        self,
+        transcoder: Transcoder,
+        compressor: Compressor | None = None,
+        cipher: Cipher | None = None,
+    ) -> None:
+        super().__init__(transcoder, compressor, cipher)
+        # The library's own steps (topic, state, class version) without the compressor.
+        self._uncompressed: Mapper[str] = Mapper(transcoder)
+
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         """The library's stored event, under its short topic where it has one."""
         return _shortened(super().to_stored_event(domain_event))
@@ -48,21 +58,13 @@ class ShortTopicMapper(Mapper[str]):
         # In parts, so that a large capture's entries are not all held uncompressed at once.
         for start in range(0, len(domain_events), _COMPRESSED_TOGETHER):
             part = domain_events[start : start + _COMPRESSED_TOGETHER]
-            plain = [self._uncompressed.to_stored_event(event) for event in part]
+            plain = [_shortened(self._uncompressed.to_stored_event(event)) for event in part]
             states = compressor.compress_many([stored.state for stored in plain])
             found.extend(
                 StoredEvent(stored.originator_id, stored.originator_version, stored.topic, state)
                 for stored, state in zip(plain, states, strict=True)
             )
         return found
-
-    @property
-    def _uncompressed(self) -> "ShortTopicMapper":
-        # The library's own steps (topic, state, class version) without its compressor.
-        mapper = self.__dict__.get("_plain")
-        if mapper is None:
-            mapper = self.__dict__["_plain"] = ShortTopicMapper(self.transcoder)
-        return mapper
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
         """The library's domain event, from a row under either topic."""
