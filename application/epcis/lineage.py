@@ -195,6 +195,7 @@ class LineageService:
                 prefixes.append(self._known_prefixes(walk.prefixes.items()))
             return urn_of(key, prefixes[0]) or key
 
+        event_ids = self._reader.event_ids(conn, {edge.position for edge in walk.edges.values()})
         trace = Trace(root=name(root), truncated=walk.truncated)
         for key in walk.nodes:
             trace.nodes.append(self._node(key, name, states.get(key), parents.get(key)))
@@ -204,7 +205,7 @@ class LineageService:
                     name(edge.source),
                     name(edge.target),
                     edge.relation,
-                    edge.event_id,
+                    event_ids[edge.position],
                     _time_text(edge.event_time),
                     None if edge.until is None else _time_text(edge.until),
                 )

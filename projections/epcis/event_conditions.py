@@ -10,7 +10,7 @@ from domain.epcis.field_parameters import FieldMatch
 from domain.epcis.sensor_parameters import ColumnMatch
 from infrastructure.sql_conditions import in_list
 from projections.epcis.epc_roles import role_numbers
-from projections.epcis.event_keys import event_key, stored_event_id
+from projections.epcis.event_keys import event_keys, stored_event_id
 from projections.epcis.stored_ids import matching_any
 from projections.epcis.terms import (
     ACCOUNT,
@@ -57,10 +57,11 @@ def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[st
     if query.transformation_ids:
         where.append(in_list("e.transformation_id", query.transformation_ids, params))
     if query.event_ids:
-        keys = sorted({event_key(event_id) for event_id in query.event_ids})
-        where.append(in_list("e.event_key", keys, params))
-        stored = [stored_event_id(event_id) for event_id in query.event_ids]
-        where.append(in_list("e.event_id", stored, params))
+        # Both halves of each ID's 128-bit hash: an event of another ID would have to share
+        # its key with one ID asked for and its check with one.
+        keys = sorted({event_keys(event_id) for event_id in query.event_ids})
+        where.append(in_list("e.event_key", [key for key, _ in keys], params))
+        where.append(in_list("e.event_check", [check for _, check in keys], params))
     where.extend(_declaration_conditions(query, params))
     where.extend(_field_condition(terms, match, params) for match in query.field_matches)
     where.extend(_column_condition(match, params) for match in query.column_matches)

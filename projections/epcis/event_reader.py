@@ -9,7 +9,6 @@ from infrastructure.connection import Connection
 from infrastructure.database import Database
 from infrastructure.sql_conditions import any_of, in_list
 from projections.epcis.event_conditions import build_where, scope_condition
-from projections.epcis.event_keys import event_id_of
 from projections.epcis.field_order import (
     DRIVEN_LIMIT,
     NUMBER,
@@ -63,13 +62,11 @@ def _page_rows(query: EventQuery, rows: list[Any]) -> list[PageRow]:
             PageRow(
                 int(r[0]),
                 row_sort_key(r[1], r[2], r[3]),
-                *stored_document(r[5], event_id_of(r[4])),
+                *stored_document(r[4]),
             )
             for r in rows
         ]
-    return [
-        PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[3], event_id_of(r[2]))) for r in rows
-    ]
+    return [PageRow(int(r[0]), _sort_key(r[1]), *stored_document(r[2])) for r in rows]
 
 
 def _sort_key(value: Any) -> int | float:
@@ -215,15 +212,15 @@ class EpcisEventReader:
             return []
         found: list[Any] = []
         documents = {
-            int(r[0]): (r[1], r[2])
+            int(r[0]): r[1]
             for r in conn.fetchall(
-                f"SELECT e.position, e.event_id, s.state FROM epcis_events e"
+                f"SELECT e.position, s.state FROM epcis_events e"
                 f"{log_join(self._db.dialect)}"
                 f" WHERE {in_list('e.position', [p[0] for p in page], found)}",
                 found,
             )
         }
-        return [(*row, *documents[row[0]]) for row in page]
+        return [(*row, documents[row[0]]) for row in page]
 
     @staticmethod
     def _selected(conn: Connection, selection: _Selection, most: int) -> list[int] | None:

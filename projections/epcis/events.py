@@ -10,7 +10,7 @@ from domain.epcis.timestamps import timestamp_micros
 from infrastructure.connection import Connection
 from infrastructure.event_store import LoggedEvent
 from projections.epcis.epc_roles import ROLE_NUMBERS
-from projections.epcis.event_keys import event_key, stored_event_id
+from projections.epcis.event_keys import event_keys, stored_event_id
 from projections.epcis.prefixes import FOLLOWS as PREFIX_FOLLOWS
 from projections.epcis.prefixes import SCHEMA as PREFIX_SCHEMA
 from projections.epcis.prefixes import TABLES as PREFIX_TABLES
@@ -44,6 +44,7 @@ SCHEMA: tuple[Statement, ...] = (
     """CREATE TABLE IF NOT EXISTS epcis_events (
         position {bigint} PRIMARY KEY,
         event_key {bigint} NOT NULL,
+        event_check {bigint} NOT NULL,
         event_time {bigint} NOT NULL,
         record_time {bigint} NOT NULL,
         declaration_time {bigint},
@@ -54,7 +55,6 @@ SCHEMA: tuple[Statement, ...] = (
         read_point_term INTEGER,
         biz_location_term INTEGER,
         account_term INTEGER,
-        event_id {key_text} NOT NULL,
         transformation_id {key_text},
         error_reason {key_text})""",
     # The event ID is found by its key (projections/epcis/event_keys.py). Not unique: an
@@ -180,6 +180,7 @@ SCHEMA: tuple[Statement, ...] = (
 EVENT_COLUMNS = (
     "position",
     "event_key",
+    "event_check",
     "event_time",
     "record_time",
     "declaration_time",
@@ -190,7 +191,6 @@ EVENT_COLUMNS = (
     "read_point_term",
     "biz_location_term",
     "account_term",
-    "event_id",
     "transformation_id",
     "error_reason",
 )
@@ -265,7 +265,8 @@ class EpcisEventsProjection(Projection):
     # 7: roles of EPCs and classes as numbers (epc_roles.py); an event's capturing
     #    account as a term (terms.ACCOUNT), where its capture's ID took ~37 bytes a row.
     # 8: the company prefix length of EPCs and classes, for the trace (lineage_reader.py).
-    revision = 8
+    # 9: an event's ID by a 128-bit key, its text read from the log (event_keys.py).
+    revision = 9
     tables = TABLES
 
     def __init__(self) -> None:
@@ -312,12 +313,11 @@ class EpcisEventsProjection(Projection):
             events_rows.append(
                 (
                     position,
-                    event_key(captured.event_id),
+                    *event_keys(captured.event_id),
                     terms.event_time,
                     timestamp_micros(captured.record_time),
                     terms.declaration_time,
                     *vocabulary,
-                    stored_event_id(captured.event_id),
                     _indexable(terms.transformation_id),
                     _indexable(terms.error_reason),
                 )

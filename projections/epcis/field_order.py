@@ -79,7 +79,7 @@ def field_order_stages(
 ) -> Iterator[tuple[str, list[Any]]]:
     """The SQL and parameters of each stage of a page, in page order, each built when
     the one before it has been read (see the module's docstring): each reads up to
-    `limit` rows `(position, kind, number, text, event_id, state)` of one kind of key (see
+    `limit` rows `(position, kind, number, text, state)` of one kind of key (see
     `row_sort_key`; `log_join` joins each event's log entry as `s`, see
     `stored_documents`). The page is the first `limit` rows of the stages in turn.
 
@@ -240,7 +240,7 @@ class _Stage:
             f" u.number {direction}, u.text {direction}, u.position {direction} LIMIT ?"
         )
         sql = (
-            "SELECT p.position, p.kind, p.number, p.text, e.event_id, s.state"
+            "SELECT p.position, p.kind, p.number, p.text, s.state"
             f" FROM ({page}) p JOIN epcis_events e ON e.position = p.position{log_join}"
             f" ORDER BY p.number {direction}, p.text {direction}, p.position {direction}"
         )

@@ -9,11 +9,12 @@ from domain.epcis.event_query import EventQuery
 from domain.epcis.lineage_terms import ASSOCIATED_WITH, CONTAINED_IN, MEMBER_OF, TRANSFORMED_INTO
 from infrastructure.connection import Connection
 from infrastructure.database import Database
+from infrastructure.event_store import log_position, log_table
 from infrastructure.sql_conditions import any_of, chunks
 from projections.epcis.epc_roles import ROLE_NUMBERS
 from projections.epcis.event_conditions import scope_condition
-from projections.epcis.event_keys import event_id_of
 from projections.epcis.lineage import RELATION_CODES, RELATIONS
+from projections.epcis.stored_documents import logged_event_id
 from projections.epcis.stored_ids import canonical_id, stored_id
 from projections.epcis.terms import (
     ACTION,
@@ -58,7 +59,6 @@ class LinkRow:
     target_prefix: int | None
     position: int
     event_time: int
-    event_id: str
     #: When the earliest later DELETE the caller may read ended it, if one did.
     until: int | None
 
@@ -68,7 +68,6 @@ class StateRow:
     """The latest event that names an identifier."""
 
     position: int
-    event_id: str
     event_time: int
     biz_step: str | None
     disposition: str | None
@@ -106,7 +105,7 @@ def _declared(alias: str) -> str:
     # IS NOT DISTINCT FROM: outside multi-tenant installations both accounts are NULL.
     return (
         "NOT EXISTS (SELECT 1 FROM epcis_events d"
-        f" WHERE d.event_key = {alias}.event_key AND d.event_id = {alias}.event_id"
+        f" WHERE d.event_key = {alias}.event_key AND d.event_check = {alias}.event_check"
         " AND d.declaration_time IS NOT NULL"
         f" AND d.account_term IS NOT DISTINCT FROM {alias}.account_term)"
     )
@@ -135,10 +134,6 @@ def _containment_terms(conn: Connection) -> dict[tuple[str, int], list[int]]:
     for value, kind, number in rows:
         found.setdefault((str(value), int(kind)), []).append(int(number))
     return found
-
-
-def _event_id(alias: str) -> str:
-    return f"(SELECT e.event_id FROM epcis_events e WHERE e.position = {alias}.position)"
 
 
 class LineageReader:
@@ -181,8 +176,7 @@ class LineageReader:
                     r[4],
                     int(r[5]),
                     int(r[6]),
-                    event_id_of(r[7]),
-                    None if r[8] is None else int(r[8]),
+                    None if r[7] is None else int(r[7]),
                 )
                 for r in found
             )
@@ -212,7 +206,7 @@ class LineageReader:
         """A query of what the ADDs and OBSERVEs of aggregations (and associations, unless
         the hop is `parents_only`) put into a parent, from (downstream) or into (upstream)
         the hop's frontier: each child row of such an event with its parent row, in the
-        columns of `_COLUMNS` and `event_id`."""
+        columns of `_COLUMNS`."""
         types = _containment_terms(conn)
         aggregation = types.get(("AggregationEvent", EVENT_TYPE), [])
         kinds = aggregation if hop.parents_only else [*aggregation, *types.get(_ASSOCIATION, [])]
@@ -240,7 +234,7 @@ class LineageReader:
             selects.append(
                 f"SELECT {relation} AS relation, c.{column} AS source, p.epc AS target,"
                 " c.prefix AS source_prefix, p.prefix AS target_prefix, c.position AS position,"
-                f" e.event_time AS event_time, e.event_id AS event_id FROM {table} c"
+                f" e.event_time AS event_time FROM {table} c"
                 " JOIN epcis_events e ON e.position = c.position"
                 f" JOIN epcis_event_epcs p ON p.position = c.position"
                 f" AND p.role = {ROLE_NUMBERS['parent']} WHERE {' AND '.join(where)}"
@@ -256,7 +250,7 @@ class LineageReader:
         # Children and parents, ended by DELETEs.
         until = self._until("l", readable, params)
         held = self._held(conn, hop, params)
-        selects = [f"SELECT {_COLUMNS}, l.event_id, {until} FROM ({held}) l"]
+        selects = [f"SELECT {_COLUMNS}, {until} FROM ({held}) l"]
         if hop.parents_only:
             return selects[0], params
         # A lot's members (downstream) or an item's lot (upstream).
@@ -265,7 +259,7 @@ class LineageReader:
         where.append("m.event_time <= ?")
         where.append(self._readable("m.position", readable, params))
         selects.append(
-            f"SELECT {_COLUMNS}, {_event_id('m')}, CAST(NULL AS {{bigint}})"
+            f"SELECT {_COLUMNS}, CAST(NULL AS {{bigint}})"
             f" FROM epcis_lineage_links m WHERE {' AND '.join(where)}"
         )
         # Outputs of what the frontier went into, or inputs of what made it: `f` is the
@@ -281,11 +275,23 @@ class LineageReader:
         selects.append(
             f"SELECT {RELATION_CODES[TRANSFORMED_INTO]}, {source}.item, {target}.item,"
             f" {source}.item_prefix, {target}.item_prefix, {output}.position, {output}.event_time,"
-            f" {_event_id(output)}, CAST(NULL AS {{bigint}})"
+            " CAST(NULL AS {bigint})"
             " FROM epcis_lineage_transformed f JOIN epcis_lineage_transformed o"
             f" ON o.transformation = f.transformation WHERE {' AND '.join(where)}"
         )
         return " UNION ALL ".join(selects), params
+
+    def event_ids(self, conn: Connection, positions: Collection[int]) -> dict[int, str]:
+        """The event ID of each event at these log positions, from its log entry (the
+        query tables keep only a key of it: event_keys.py)."""
+        name = self._db.dialect.name
+        found: dict[int, str] = {}
+        for part in chunks(sorted(positions), _CHUNK):
+            params: list[Any] = []
+            where = any_of(self._db.dialect, f"s.{log_position(name)}", part, params)
+            sql = f"SELECT s.{log_position(name)}, s.state FROM {log_table(name)} s WHERE {where}"
+            found.update((int(r[0]), logged_event_id(r[1])) for r in conn.fetchall(sql, params))
+        return found
 
     def latest(
         self, conn: Connection, ids: Collection[str], at: int, scope: Sequence[EventQuery] | None
@@ -303,14 +309,14 @@ class LineageReader:
                     *_standing(at, readable, params),
                 ]
                 selects.append(
-                    f"SELECT x.{column}, e.position, e.event_id, e.event_time, bs.value,"
+                    f"SELECT x.{column}, e.position, e.event_time, bs.value,"
                     " d.value, bl.value, rp.value"
                     f" FROM {table} x JOIN epcis_events e ON e.position = x.position"
                     f"{_STATE_TERMS} WHERE {' AND '.join(where)}"
                 )
             found = conn.fetchall(" UNION ALL ".join(selects), params)
             for r in found:
-                row = StateRow(int(r[1]), event_id_of(r[2]), int(r[3]), r[4], r[5], r[6], r[7])
+                row = StateRow(int(r[1]), int(r[2]), r[3], r[4], r[5], r[6])
                 identifier = canonical_id(r[0])
                 known = latest.get(identifier)
                 if known is None or (row.event_time, row.position) > (

@@ -63,7 +63,7 @@ def positions_first(
         return None
     rows, params = found
     sql = (
-        f"SELECT e.position, e.position, e.event_id, s.state FROM epcis_events e{log_join}"
+        f"SELECT e.position, e.position, s.state FROM epcis_events e{log_join}"
         f" WHERE e.position IN (SELECT DISTINCT d.position {rows} ORDER BY d.position LIMIT ?)"
         " ORDER BY e.position LIMIT ?"
     )
@@ -139,7 +139,7 @@ def ordered_page(
     table in position order behind the inner limit (2 -> 254 ms at 10M).
     """
     conditions = " AND ".join(where)
-    head = f"SELECT e.position, {column}, e.event_id, s.state FROM epcis_events e{log_join}"
+    head = f"SELECT e.position, {column}, s.state FROM epcis_events e{log_join}"
     if "(SELECT " in conditions:
         return f"{head} WHERE {conditions} ORDER BY {order} LIMIT ?", [*params, limit]
     sql = (

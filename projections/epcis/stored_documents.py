@@ -17,6 +17,7 @@ from infrastructure.log_compression import decompressed
 from infrastructure.sql_dialect import Dialect
 
 _EVENT = b',"epcis_event":'
+_EVENT_ID = b'"event_id":'
 _NAMESPACES = b',"namespaces":{'
 _RECORD_TIME = b',"record_time":"'
 
@@ -26,7 +27,7 @@ def log_join(dialect: Dialect, alias: str = "e") -> str:
     return f" JOIN {log_table(dialect.name)} s ON s.{log_position(dialect.name)} = {alias}.position"
 
 
-def stored_document(state: bytes, event_id: str) -> tuple[str, str | None]:
+def stored_document(state: bytes) -> tuple[str, str | None]:
     """The event of a log entry as queries return it (JSON), and the prefixes of its
     capture document (JSON, or None when it bound none)."""
     state = decompressed(state)
@@ -34,10 +35,13 @@ def stored_document(state: bytes, event_id: str) -> tuple[str, str | None]:
     # and the keys after it no `{` after a key (prefixes bind strings): the first and
     # the last such marks are the entry's own.
     start = state.find(_EVENT)
+    named = state.find(_EVENT_ID, 0, start)
     record = state.rfind(_RECORD_TIME)
     middle = state.rfind(_NAMESPACES, 0, record)
-    if start < 0 or record < 0 or middle < 0:
+    if start < 0 or named < 0 or record < 0 or middle < 0:
         return _parsed(state)
+    # The ID as JSON, as the entry spells it: what `orjson.dumps` makes of it.
+    event_id = state[named + len(_EVENT_ID) : start]
     event = state[start + len(_EVENT) : middle]
     namespaces = state[middle + len(_NAMESPACES) - 1 : record]
     end = state.index(b'"', record + len(_RECORD_TIME))
@@ -46,8 +50,8 @@ def stored_document(state: bytes, event_id: str) -> tuple[str, str | None]:
         return _parsed(state)
     if b'"eventID":' not in event:
         # as_captured adds the ID and then the record time at the end.
-        tail = b',"eventID":' + orjson.dumps(event_id) + b',"recordTime":"' + record_time
-    elif b'"eventID":' + orjson.dumps(event_id) in event:
+        tail = b',"eventID":' + event_id + b',"recordTime":"' + record_time
+    elif b'"eventID":' + event_id in event:
         # The event's own ID, which as_captured keeps where it is. (A copy of it deeper
         # in the event, with another top-level ID, would need a content hash equal to
         # a value inside that content.)
@@ -56,6 +60,16 @@ def stored_document(state: bytes, event_id: str) -> tuple[str, str | None]:
         return _parsed(state)
     document = event[:-1] + tail + b'"}'
     return document.decode(), None if namespaces == b"{}" else namespaces.decode()
+
+
+def logged_event_id(state: bytes) -> str:
+    """The event ID of a captured event's log entry."""
+    state = decompressed(state)
+    start = state.find(_EVENT)
+    named = state.find(_EVENT_ID, 0, start)
+    if start < 0 or named < 0:
+        return str(orjson.loads(state)["event_id"])
+    return str(orjson.loads(state[named + len(_EVENT_ID) : start]))
 
 
 def _parsed(state: bytes) -> tuple[str, str | None]:

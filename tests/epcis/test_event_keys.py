@@ -1,30 +1,33 @@
-"""Events are found by ID through a 64-bit key of it, and told apart by the ID itself
-when two IDs share a key; an ID named by its hash is kept shorter, one to one
-(projections/epcis/event_keys.py)."""
+"""Events are found by ID through a 64-bit key of it, and told apart by a second 64 bits
+of its hash when two IDs share a key; a corrective ID named by its hash is kept shorter,
+one to one (projections/epcis/event_keys.py)."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from projections.epcis import event_conditions, events
-from projections.epcis.event_keys import event_id_of, event_key, stored_event_id
+from projections.epcis.event_keys import event_id_of, event_keys, stored_event_id
 from tests.epcis.documents import document, object_event
 from tests.epcis.test_capture import Client, capture
 from tests.epcis.test_capture import events as found_events
 
 
-def test_an_event_id_has_one_key_and_other_ids_others() -> None:
+def test_an_event_id_has_one_key_and_check_and_other_ids_others() -> None:
     first = "ni:///sha-256;" + "0" * 64 + "?ver=CBV2.0"
-    assert event_key(first) == event_key(first)
-    assert event_key(first) != event_key(first.replace("0", "1", 1))
-    assert -(2**63) <= event_key(first) < 2**63
+    assert event_keys(first) == event_keys(first)
+    other = event_keys(first.replace("0", "1", 1))
+    assert other[0] != event_keys(first)[0]
+    assert other[1] != event_keys(first)[1]
+    assert all(-(2**63) <= half < 2**63 for half in event_keys(first))
 
 
 async def test_ids_of_one_key_are_told_apart(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The key of every ID is 7; their checks are their own.
     for module in (events, event_conditions):
-        monkeypatch.setattr(module, "event_key", lambda _: 7)
+        monkeypatch.setattr(module, "event_keys", lambda event_id: (7, event_keys(event_id)[1]))
     first, second = object_event(eventID="urn:uuid:1"), object_event(eventID="urn:uuid:2")
     assert (await capture(client, document(first, second))).status == 201
     assert [e["eventID"] for e in await found_events(client, EQ_eventID="urn:uuid:2")] == [

@@ -6,6 +6,8 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from application.service.runtime import Tracepoint
+from projections.epcis import events
+from projections.epcis.event_keys import event_keys
 from tests.access.helpers import call, code, user_with
 from tests.epcis.documents import aggregation_event, document, object_event
 from tests.epcis.test_capture import capture
@@ -335,6 +337,28 @@ async def test_an_event_retracted_by_an_error_declaration_makes_no_edge(client: 
     answer = await trace(client, epc=CASE)
     assert answer["edges"] == []
     assert node(answer, CASE)["eventTime"] is None
+
+
+async def test_an_edge_names_the_id_its_event_was_captured_with(client: Client) -> None:
+    packed = aggregation_event(PALLET, [CASE], eventID="urn:uuid:00000000-0000-4000-8000-0000a1")
+    await capture(client, document(packed))
+    (edge,) = (await trace(client, epc=CASE))["edges"]
+    assert edge["eventID"] == "urn:uuid:00000000-0000-4000-8000-0000a1"
+
+
+async def test_a_declaration_retracts_only_its_own_id_among_ids_of_one_key(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every ID's key is 7; the check (the hash's other 64 bits) tells them apart.
+    monkeypatch.setattr(events, "event_keys", lambda event_id: (7, event_keys(event_id)[1]))
+    kept = aggregation_event(PALLET, [CASE], eventID="urn:uuid:00000000-0000-4000-8000-0000b1")
+    other = aggregation_event(PALLET, [ITEM_1], eventID="urn:uuid:00000000-0000-4000-8000-0000b2")
+    declared = {**other, "errorDeclaration": {"declarationTime": "2024-03-02T00:00:00Z"}}
+    await capture(client, document(kept, other))
+    await capture(client, document(declared))
+    assert edges(await trace(client, epc=PALLET, direction="upstream")) == {
+        (CASE, "contained_in", PALLET)
+    }
 
 
 async def test_a_class_packed_by_quantity_is_in_its_parent_both_ways(client: Client) -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from domain.epcis.captured_event import CapturedEvent, as_captured
 from infrastructure.orjson_transcoder import OrjsonTranscoder
-from projections.epcis.stored_documents import stored_document
+from projections.epcis.stored_documents import logged_event_id, stored_document
 from tests.epcis.documents import object_event
 
 TRANSCODER = OrjsonTranscoder()
@@ -53,12 +53,13 @@ def test_a_stored_event_reads_as_the_captured_event_with_its_id_and_record_time(
 ) -> None:
     namespaces = {"ex": "https://example.com/", "namespaces": "https://n.example/"}
     state = entry_state(event, event_id, namespaces)
-    assert stored_document(state, event_id) == as_kept_before(event, event_id, namespaces)
+    assert stored_document(state) == as_kept_before(event, event_id, namespaces)
+    assert logged_event_id(state) == event_id
 
 
 def test_an_event_of_a_document_that_bound_no_prefix_has_none() -> None:
     event = object_event()
-    assert stored_document(entry_state(event, "urn:uuid:1", {}), "urn:uuid:1")[1] is None
+    assert stored_document(entry_state(event, "urn:uuid:1", {}))[1] is None
 
 
 json_values = st.recursive(
@@ -79,4 +80,5 @@ def test_any_event_reads_back_as_it_was_kept(
 ) -> None:
     event = {**object_event(), **extra}
     state = entry_state(event, event_id, namespaces)
-    assert stored_document(state, event_id) == as_kept_before(event, event_id, namespaces)
+    assert stored_document(state) == as_kept_before(event, event_id, namespaces)
+    assert logged_event_id(state) == event_id
