@@ -1,7 +1,7 @@
 """Reads the lineage tables a hop at a time: the relations of a whole frontier in one query."""
 
-from collections.abc import Collection, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,10 +142,18 @@ class LineageReader:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    def reading(self) -> AbstractContextManager[Connection]:
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
         """One read transaction for all the queries of a trace: one connection, one
-        round trip per query."""
-        return self._db.reading()
+        round trip per query, each with its generic plan on PostgreSQL."""
+        with self._db.reading() as conn:
+            if conn.dialect.name == "postgresql":
+                # A hop's statement takes ~3 ms to plan and well under one to run, and its
+                # plan does not depend on the frontier's identifiers. PostgreSQL planned it
+                # for every run (its estimate of planning is small beside the statement's
+                # cost): 5-hop traces at 100,000 events took 18 ms where 4 would do.
+                conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+            yield conn
 
     def links(
         self,
