@@ -20,6 +20,7 @@ from projections.epcis.terms import (
     DISPOSITION,
     EVENT_TYPE,
     READ_POINT,
+    Term,
     TermIds,
 )
 
@@ -30,19 +31,35 @@ _TYPED_TABLE = {
 }
 
 
-def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[str]:
-    """The WHERE conditions of a query over `epcis_events e`, appending their parameters
-    (`terms` reads the numbers of the vocabulary values it names)."""
-    dialect = terms.dialect
-    where: list[str] = []
-    for term_kind, values in (
+def _vocabulary(query: EventQuery) -> tuple[tuple[int, Sequence[str]], ...]:
+    """The vocabulary values `query` asks for as they are, by kind of term."""
+    return (
         (EVENT_TYPE, query.event_types),
         (ACTION, query.actions),
         (BIZ_STEP, query.biz_steps),
         (DISPOSITION, query.dispositions),
         (READ_POINT, query.read_points),
         (BIZ_LOCATION, query.biz_locations),
-    ):
+    )
+
+
+def named_terms(queries: Iterable[EventQuery]) -> set[Term]:
+    """The terms whose numbers `build_where` reads for these queries (a query and its
+    caller's scope), to be read beforehand (`TermIds.read_with`)."""
+    named: set[Term] = set()
+    for query in queries:
+        for kind, values in _vocabulary(query):
+            named.update((kind, value) for value in values)
+        named.update((ACCOUNT, account) for account in query.capture_accounts or ())
+    return named
+
+
+def build_where(terms: TermIds, query: EventQuery, params: list[Any]) -> list[str]:
+    """The WHERE conditions of a query over `epcis_events e`, appending their parameters
+    (`terms` reads the numbers of the vocabulary values it names)."""
+    dialect = terms.dialect
+    where: list[str] = []
+    for term_kind, values in _vocabulary(query):
         if values:
             where.append(terms.any_of(term_kind, values))
     where += _bounds(

@@ -8,7 +8,7 @@ from domain.epcis.event_query import EventQuery
 from infrastructure.connection import Connection
 from infrastructure.database import Database
 from infrastructure.sql_conditions import any_of, in_list
-from projections.epcis.event_conditions import build_where, scope_condition
+from projections.epcis.event_conditions import build_where, named_terms, scope_condition
 from projections.epcis.field_order import (
     DRIVEN_LIMIT,
     NUMBER,
@@ -141,8 +141,9 @@ class EpcisEventReader:
         """`snapshot` and the `page` below it, read on one connection: a query's fixed
         cost is mostly its trips to the database."""
         with self._db.reading(transaction=False) as conn:
-            snapshot = int(conn.fetchval(_NEWEST) or 0)
-            rows = self._rows(conn, query, limit, snapshot, after, scope)
+            newest, terms = TermIds.read_with(conn, _NEWEST, named_terms([query, *(scope or ())]))
+            snapshot = int(newest or 0)
+            rows = self._rows(conn, query, limit, snapshot, after, scope, terms)
         return snapshot, _page_rows(query, rows)
 
     def _rows(
@@ -153,8 +154,9 @@ class EpcisEventReader:
         snapshot: int,
         after: tuple[int | float | str, int] | None,
         scope: Sequence[EventQuery] | None,
+        terms: TermIds | None = None,
     ) -> list[Any]:
-        terms = TermIds(conn)
+        terms = terms or TermIds(conn)
         selection = _Selection.of(terms, query, snapshot, scope)
         driven = None
         if query.order_by == "field":

@@ -12,7 +12,7 @@ use, and a rebuilt table numbers afresh, so what a process remembers of them
 (`TermCache`) is confirmed by each transaction that uses it.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from infrastructure.connection import Connection
@@ -195,9 +195,35 @@ class TermIds:
     subquery it would guess the same for both, and walk all events for the rare one.
     """
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, read: Mapping[Term, int | None] | None = None) -> None:
         self._conn = conn
         self.dialect = conn.dialect
+        #: Terms whose numbers were read already (`read_with`), None for those no event holds.
+        self._read: Mapping[Term, int | None] = read or {}
+
+    @classmethod
+    def read_with(
+        cls, conn: Connection, head: str, terms: Collection[Term]
+    ) -> tuple[Any, "TermIds"]:
+        """The value of `head` (a one-row, one-value SELECT without parameters) and the
+        numbers of `terms`, in one statement: a query's fixed cost is mostly its trips."""
+        params: list[Any] = []
+        by_kind: dict[int, list[str]] = {}
+        for kind, value in sorted(terms):
+            by_kind.setdefault(kind, []).append(value)
+        arms = [f"SELECT -1, NULL, ({head})"]
+        for kind, values in by_kind.items():
+            params.append(kind)
+            wanted = any_of(conn.dialect, "t.value", values, params)
+            arms.append(f"SELECT kind, value, id FROM epcis_terms t WHERE kind = ? AND {wanted}")
+        found: dict[Term, int | None] = dict.fromkeys(terms)
+        head_value = None
+        for kind, text, number in conn.fetchall(" UNION ALL ".join(arms), params):
+            if int(kind) == -1:
+                head_value = number
+            else:
+                found[(int(kind), str(text))] = int(number)
+        return head_value, cls(conn, found)
 
     def numbers(self, kind: int, terms_where: str, params: Sequence[Any]) -> list[int]:
         """The numbers of the terms of `kind` that `terms_where` (a condition on `t.value`,
@@ -242,6 +268,9 @@ class TermIds:
 
     def any_of(self, kind: int, values: Sequence[str]) -> str:
         """`epcis_events e` holds one of `values` as its `kind`."""
+        if all((kind, value) in self._read for value in values):
+            numbers = {self._read[(kind, value)] for value in values}
+            return held_in(f"e.{COLUMNS[kind]}", sorted(n for n in numbers if n is not None))
         params: list[Any] = []
         return self.condition(kind, any_of(self.dialect, "t.value", values, params), params)
 
