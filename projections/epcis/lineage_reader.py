@@ -141,6 +141,9 @@ class LineageReader:
 
     def __init__(self, database: Database) -> None:
         self._db = database
+        #: By a trace's read transaction (`reading`), the containment terms' numbers once
+        #: its first hop has read them: a statement a hop otherwise.
+        self._containment: dict[Connection, dict[tuple[str, int], list[int]] | None] = {}
 
     @contextmanager
     def reading(self) -> Iterator[Connection]:
@@ -153,7 +156,11 @@ class LineageReader:
                 # for every run (its estimate of planning is small beside the statement's
                 # cost): 5-hop traces at 100,000 events took 18 ms where 4 would do.
                 conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-            yield conn
+            self._containment[conn] = None
+            try:
+                yield conn
+            finally:
+                del self._containment[conn]
 
     def links(
         self,
@@ -190,6 +197,16 @@ class LineageReader:
             )
         return rows
 
+    def _containment_terms(self, conn: Connection) -> dict[tuple[str, int], list[int]]:
+        """`_containment_terms`, read once in a trace's transaction (a term keeps its
+        number while its table stands)."""
+        if conn not in self._containment:
+            return _containment_terms(conn)
+        found = self._containment[conn]
+        if found is None:
+            found = self._containment[conn] = _containment_terms(conn)
+        return found
+
     def _readable(self, position: str, readable: _Scope, params: list[Any]) -> str:
         """The condition that the event at `position` (a column) is one the caller may read
         (`readable`, see `_scope_sql`) and no error declaration retracted."""
@@ -215,7 +232,7 @@ class LineageReader:
         the hop is `parents_only`) put into a parent, from (downstream) or into (upstream)
         the hop's frontier: each child row of such an event with its parent row, in the
         columns of `_COLUMNS`."""
-        types = _containment_terms(conn)
+        types = self._containment_terms(conn)
         aggregation = types.get(("AggregationEvent", EVENT_TYPE), [])
         kinds = aggregation if hop.parents_only else [*aggregation, *types.get(_ASSOCIATION, [])]
         actions = [*types.get(("ADD", ACTION), []), *types.get(("OBSERVE", ACTION), [])]

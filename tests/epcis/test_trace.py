@@ -6,6 +6,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from application.service.runtime import Tracepoint
+from infrastructure.connection import Connection
 from projections.epcis import events
 from projections.epcis.event_keys import event_keys
 from projections.epcis.lineage_reader import LineageReader
@@ -404,3 +405,20 @@ async def test_a_traces_statements_keep_their_generic_plans_on_postgresql(
         assert conn.fetchval("SHOW plan_cache_mode") == "force_generic_plan"
     with tracepoint.database.reading() as conn:
         assert conn.fetchval("SHOW plan_cache_mode") == "auto"
+
+
+async def test_a_trace_reads_which_terms_mean_containment_once(
+    traced: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+    fetchall = Connection.fetchall
+
+    def recording(conn: Connection, sql: str, params: Any = ()) -> Any:
+        if "AggregationEvent" in str(params):
+            asked.append(sql)
+        return fetchall(conn, sql, params)
+
+    monkeypatch.setattr(Connection, "fetchall", recording)
+    answer = await trace(traced, epc=ITEM_1, direction="downstream", at=PACKED, depth="3")
+    assert (ITEM_1, "contained_in", CASE) in edges(answer)
+    assert len(asked) == 1, asked
