@@ -34,14 +34,11 @@ def stored_document(state: bytes) -> tuple[str, str | None]:
     # The keys before EVENT hold no quote of their own (a time, a topic, an escaped ID),
     # and the keys after it no `{` after a key (prefixes bind strings): the first and
     # the last such marks are the entry's own.
-    start = state.find(_EVENT)
-    named = state.find(_EVENT_ID, 0, start)
+    start, event_id = _id_json(state)
     record = state.rfind(_RECORD_TIME)
     middle = state.rfind(_NAMESPACES, 0, record)
-    if start < 0 or named < 0 or record < 0 or middle < 0:
+    if event_id is None or record < 0 or middle < 0:
         return _parsed(state)
-    # The ID as JSON, as the entry spells it: what `orjson.dumps` makes of it.
-    event_id = state[named + len(_EVENT_ID) : start]
     event = state[start + len(_EVENT) : middle]
     namespaces = state[middle + len(_NAMESPACES) - 1 : record]
     end = state.index(b'"', record + len(_RECORD_TIME))
@@ -65,11 +62,18 @@ def stored_document(state: bytes) -> tuple[str, str | None]:
 def logged_event_id(state: bytes) -> str:
     """The event ID of a captured event's log entry."""
     state = decompressed(state)
+    _, event_id = _id_json(state)
+    return str(orjson.loads(state)["event_id"] if event_id is None else orjson.loads(event_id))
+
+
+def _id_json(state: bytes) -> tuple[int, bytes | None]:
+    """Where the entry's EVENT starts, and its ID as JSON as the entry spells it (what
+    `orjson.dumps` makes of it); None when the marks are not where they are written."""
     start = state.find(_EVENT)
     named = state.find(_EVENT_ID, 0, start)
     if start < 0 or named < 0:
-        return str(orjson.loads(state)["event_id"])
-    return str(orjson.loads(state[named + len(_EVENT_ID) : start]))
+        return start, None
+    return start, state[named + len(_EVENT_ID) : start]
 
 
 def _parsed(state: bytes) -> tuple[str, str | None]:
