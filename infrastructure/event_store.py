@@ -297,7 +297,9 @@ class EventStore:
         recorder: Any = self._app.recorder
         if conn.dialect.name == "postgresql":
             rows = conn.raw.execute(
-                recorder.insert_columns_statement, insert_columns(stored), binary=True
+                recorder.insert_columns_statement,
+                insert_columns(stored, recorder.datastore.originator_id_type),
+                binary=True,
             ).fetchall()
             return [int(row[0]) for row in rows]
         conn.raw.executemany(

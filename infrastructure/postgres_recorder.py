@@ -25,6 +25,7 @@ from psycopg.sql import SQL, Identifier
 from infrastructure.audit.leaf_writer import LeafWriter, stored_entries
 from infrastructure.connection import lock_key
 from infrastructure.outages import cannot_connect
+from infrastructure.pg_arrays import EncodedArray, encoded_array
 
 #: Tries of an insert whose connection broke (the library's number).
 _INSERT_ATTEMPTS = 10
@@ -53,13 +54,15 @@ def append_lock_statements(schema: str, table: str) -> list[str]:
     ]
 
 
-def insert_columns(stored_events: Sequence[StoredEvent]) -> tuple[list[Any], ...]:
+def insert_columns(
+    stored_events: Sequence[StoredEvent], id_type: str = "text"
+) -> tuple[EncodedArray | list[Any], ...]:
     """The parameters of `insert_columns_statement`: one array per column."""
     return (
-        [e.originator_id for e in stored_events],
-        [e.originator_version for e in stored_events],
-        [e.topic for e in stored_events],
-        [e.state for e in stored_events],
+        encoded_array([e.originator_id for e in stored_events], id_type),
+        encoded_array([e.originator_version for e in stored_events], "bigint"),
+        encoded_array([e.topic for e in stored_events], "text"),
+        encoded_array([e.state for e in stored_events], "bytea"),
     )
 
 
@@ -146,4 +149,8 @@ class UnpipelinedPostgresApplicationRecorder(PostgresApplicationRecorder):
     ) -> None:
         self._lock_table(curs)
         self._notify_channel(curs)
-        curs.execute(self.insert_columns_statement, insert_columns(stored_events), binary=True)
+        curs.execute(
+            self.insert_columns_statement,
+            insert_columns(stored_events, self.datastore.originator_id_type),
+            binary=True,
+        )

@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from infrastructure.connection import Connection
+from infrastructure.pg_arrays import encoded_array
 from infrastructure.sql_conditions import any_glob, any_of, in_list
 from projections.projection import ProjectionConflict
 
@@ -96,7 +97,8 @@ def _interned(conn: Connection, terms: Iterable[Term]) -> tuple[dict[Term, int],
     if not wanted:
         return {}, set()
     if conn.dialect.name == "postgresql":
-        kinds, values = [kind for kind, _ in wanted], [value for _, value in wanted]
+        kinds = encoded_array([kind for kind, _ in wanted], "smallint")
+        values = encoded_array([value for _, value in wanted], "text")
         rows = conn.fetchall(_INTERN_POSTGRESQL, (kinds, values))
         found = _numbered(row[:3] for row in rows)
         there = {(int(row[1]), str(row[2])) for row in rows if row[3]}
@@ -163,7 +165,14 @@ class TermCache:
             numbers.append(number)
             kinds.append(kind)
             values.append(value)
-        counted = conn.send_query(_COUNT_POSTGRESQL, (numbers, kinds, values))
+        counted = conn.send_query(
+            _COUNT_POSTGRESQL,
+            (
+                encoded_array(numbers, "bigint"),
+                encoded_array(kinds, "smallint"),
+                encoded_array(values, "text"),
+            ),
+        )
 
         def check() -> None:
             if counted()[0][0] != len(kept):
