@@ -211,14 +211,19 @@ class EventStore:
         return logged
 
     def lock_within(self, conn: Connection) -> None:
-        """Take the log's write turn in `conn`'s transaction: until it ends, nobody else
-        appends, so what it appends commits in log order (PostgreSQL:
-        `append_lock_statements`; an SQLite write transaction holds the file's lock
-        already)."""
+        """Take the log's write turn in `conn`'s transaction, returning once it is held:
+        until the transaction ends, nobody else appends, so what it appends commits in log
+        order (PostgreSQL: `append_lock_statements`; an SQLite write transaction holds the
+        file's lock already)."""
         if conn.dialect.name == "postgresql":
-            if conn.pipelined:  # a pipeline takes one statement at a time, unanswered
+            if conn.pipelined:  # a pipeline takes one statement at a time
                 for statement in self._turn:
                     conn.send(statement)
+                # Answered before returning: what the caller does next under the turn
+                # (a capture stamps its record time) must come after every append that
+                # took the turn before, also one of another process whose backend got
+                # to the lock first though its statement was sent later.
+                conn.sync()
             else:  # one round trip
                 conn.raw.execute("; ".join(self._turn))
 
