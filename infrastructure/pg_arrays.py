@@ -96,6 +96,19 @@ def encoded_array(values: Sequence[Any], kind: str) -> EncodedArray | list[Any]:
     return encoding.cls(head + body)
 
 
+def integer_array(values: Sequence[Any]) -> EncodedArray | list[Any]:
+    """Integers as the array psycopg would type them (smallint, integer or bigint, the
+    narrowest that holds them all), so that a statement's plan is the one a list gives;
+    anything else as a list. For a parameter without a cast (`column = ANY(%s)`)."""
+    if not values or not all(type(value) is int for value in values):
+        return list(values)
+    least, most = min(values), max(values)
+    for kind, bits in (("smallint", 15), ("integer", 31), ("bigint", 63)):
+        if -(2**bits) <= least and most < 2**bits:
+            return encoded_array(values, kind)
+    return list(values)
+
+
 def _body(encoding: _Kind, values: Sequence[Any]) -> tuple[bytes, int]:
     if None in values:
         return _with_nulls(encoding, values), 1

@@ -6,6 +6,7 @@ from typing import Any
 
 import orjson
 
+from infrastructure.pg_arrays import encoded_array, integer_array
 from infrastructure.sql_dialect import Dialect
 
 
@@ -14,7 +15,7 @@ def any_of(dialect: Dialect, column: str, values: Sequence[Any], params: list[An
     JSON array on SQLite. For thousands of values, where `in_list` would need thousands
     of parameters (and statements)."""
     if dialect.name == "postgresql":
-        params.append(list(values))
+        params.append(integer_array(values))
         return f"{column} = ANY(?)"
     params.append(orjson.dumps(list(values)).decode())
     return f"{column} IN (SELECT value FROM json_each(?))"
@@ -24,7 +25,7 @@ def number_rows(dialect: Dialect, values: Sequence[int], params: list[Any]) -> s
     """A row source `v` of the integers `values`, one a row in `v.value`, as one
     parameter (see `any_of`)."""
     if dialect.name == "postgresql":
-        params.append(list(values))
+        params.append(encoded_array(values, "bigint"))
         return "unnest(?::bigint[]) AS v(value)"
     params.append(orjson.dumps(list(values)).decode())
     return "json_each(?) AS v"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from infrastructure.pg_arrays import EncodedArray, encoded_array
+from infrastructure.pg_arrays import EncodedArray, encoded_array, integer_array
 
 pytestmark = pytest.mark.postgres
 
@@ -102,3 +102,25 @@ def test_rows_inserted_as_encoded_arrays_arrive_whole(raw: psycopg.Connection[An
         columns,
     )
     assert raw.execute("SELECT * FROM arrived ORDER BY position").fetchall() == rows
+
+
+@pytest.mark.parametrize(
+    "values", [[1, 2, 3], [1, 70_000], [-40_000, 1], [1, 2**40], [-(2**63), 2**63 - 1], [5]]
+)
+def test_integers_without_a_cast_are_typed_as_psycopg_types_them(
+    raw: psycopg.Connection[Any], values: list[int]
+) -> None:
+    # A statement's plan depends on its parameters' types: `column = ANY(%s)` keeps the
+    # one a list of the same integers gets.
+    ours = integer_array(values)
+    assert isinstance(ours, EncodedArray)
+    dumper = psycopg.adapt.Transformer(raw).get_dumper(values, psycopg.adapt.PyFormat.AUTO)
+    assert ours.oid == dumper.oid
+    row = raw.execute("SELECT %s", (ours,)).fetchone()
+    assert row is not None
+    assert row[0] == values
+
+
+@pytest.mark.parametrize("values", [[], [1, "2"], [True, 1], [1, 2**70], [1, None], ["a"]])
+def test_what_is_not_integers_alone_is_left_to_psycopg(values: list[Any]) -> None:
+    assert integer_array(values) == values
