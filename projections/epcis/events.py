@@ -287,6 +287,7 @@ class EpcisEventsProjection(Projection):
         fields: list[tuple[Any, ...]] = []
         corrections: list[tuple[Any, ...]] = []
         sensors: list[tuple[int, EventTerms]] = []
+        identified: list[tuple[int, EventTerms]] = []
         persistent: list[tuple[Any, ...]] = []
         wanted: set[tuple[int, str]] = set()
         for logged in events:
@@ -328,20 +329,7 @@ class EpcisEventsProjection(Projection):
             persistent.extend((position, *row) for row in terms.persistent if _fits(row[1]))
             if terms.sensor_elements:
                 sensors.append((position, terms))
-            # Once each: an EPC listed twice in one role is one row (SQLite's key).
-            lengths = terms.prefix_lengths
-            epcs.extend(
-                dict.fromkeys(
-                    (position, ROLE_NUMBERS[role], stored_id(epc), lengths.get(epc))
-                    for role, epc in terms.epcs
-                    if _fits(epc)
-                )
-            )
-            quantities.extend(
-                (position, ROLE_NUMBERS[row[0]], stored_id(row[1]), *row[2:], lengths.get(row[1]))
-                for row in terms.quantities
-                if _fits(row[1])
-            )
+            identified.append((position, terms))
             transactions.extend(
                 (position, *row) for row in terms.biz_transactions if _fits(row[0], row[1])
             )
@@ -358,6 +346,23 @@ class EpcisEventsProjection(Projection):
                     fields.append((position, field, text, number, instant))
         numbers = self._terms.numbers(conn, wanted)
         conn.insert_many("epcis_events", EVENT_COLUMNS, _numbered(events_rows, numbers))
+        # Pipelined, PostgreSQL stores the event rows while their EPC rows, the most
+        # Python work of a capture's rows, are made here.
+        for position, terms in identified:
+            # Once each: an EPC listed twice in one role is one row (SQLite's key).
+            lengths = terms.prefix_lengths
+            epcs.extend(
+                dict.fromkeys(
+                    (position, ROLE_NUMBERS[role], stored_id(epc), lengths.get(epc))
+                    for role, epc in terms.epcs
+                    if _fits(epc)
+                )
+            )
+            quantities.extend(
+                (position, ROLE_NUMBERS[row[0]], stored_id(row[1]), *row[2:], lengths.get(row[1]))
+                for row in terms.quantities
+                if _fits(row[1])
+            )
         conn.insert_many("epcis_event_epcs", ("position", "role", "epc", "prefix"), epcs)
         conn.insert_many(
             "epcis_event_quantities",
