@@ -136,8 +136,15 @@ class Connection:
         or a COPY; a prepared executemany on SQLite."""
         if not rows:
             return
-        if self.dialect.name == "postgresql" and len(rows) <= _FEW_ROWS:
-            # A COPY costs two round trips more than one INSERT of a few rows.
+        if (
+            self.dialect.name == "postgresql"
+            and len(rows) <= _FEW_ROWS
+            and (len(rows) == 1 or not self.pipelined)
+        ):
+            # A COPY costs two round trips more than one INSERT of a few rows. Pipelined,
+            # rows go as arrays from two on: a VALUES list of their parameters is a
+            # statement of its own for every count of rows, which psycopg parses again
+            # each time past 50 parameters, and PostgreSQL plans afresh.
             marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
             self._quiet.execute(
                 f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
