@@ -160,11 +160,10 @@ class EventStore:
         self.leaf_writer = writer
         # What `lock_within` sends, made once: it runs for every capture.
         self._turn = (
-            [
-                *append_lock_statements(url.schema, log_table("postgresql")),
-                # Listeners of eventsourcing's channel learn of the write as from the library.
-                f'NOTIFY "{recorder.channel_name}"',
-            ]
+            # Listeners of eventsourcing's channel learn of the write as from the library.
+            append_lock_statements(
+                url.schema, log_table("postgresql"), notify=recorder.channel_name
+            )
             if url.backend == "postgresql"
             else []
         )

@@ -35,9 +35,10 @@ _INSERT_ATTEMPTS = 10
 APPEND_LOCK = "tracepoint-log-append"
 
 
-def append_lock_statements(schema: str, table: str) -> list[str]:
+def append_lock_statements(schema: str, table: str, notify: str | None = None) -> list[str]:
     """What a transaction runs before it appends to the log `schema.table`: appends then
-    take turns, each from its first notification id to its commit.
+    take turns, each from its first notification id to its commit. With `notify`, the
+    lock's statement also notifies that channel (as NOTIFY does, one statement fewer).
 
     eventsourcing takes the table lock (EXCLUSIVE) for this. That mode also conflicts
     with the lock (auto)vacuum and ANALYZE hold on the table, so every append waited
@@ -48,8 +49,9 @@ def append_lock_statements(schema: str, table: str) -> list[str]:
     EXCLUSIVE: processes of an earlier release, which take the table lock, and these
     still take turns (also while the audit tree is sealed, which inserts nothing here).
     """
+    notified = "" if notify is None else ", pg_notify('{}', '')".format(notify.replace("'", "''"))
     return [
-        f"SELECT pg_advisory_xact_lock({lock_key(APPEND_LOCK, schema)})",
+        f"SELECT pg_advisory_xact_lock({lock_key(APPEND_LOCK, schema)}){notified}",
         f'LOCK TABLE "{schema}"."{table}" IN ROW EXCLUSIVE MODE',
     ]
 

@@ -125,3 +125,14 @@ def test_an_earlier_releases_append_waits_for_an_append(
         earlier.execute("SET lock_timeout = '200ms'")
         with pytest.raises(psycopg.errors.LockNotAvailable):
             earlier.execute(locking_the_log(database_url, "EXCLUSIVE"))
+
+
+@APPENDS
+def test_an_append_notifies_the_channel_eventsourcing_listens_on(
+    service: Tracepoint, database_url: str, append: Append
+) -> None:
+    with psycopg.connect(database_url.split("?")[0], autocommit=True) as listener:
+        listener.execute(f'LISTEN "{log_table("postgresql")}"')
+        append(service)
+        notified = list(listener.notifies(timeout=DONE_WITHIN, stop_after=1))
+    assert [n.channel for n in notified] == [log_table("postgresql")]
