@@ -3,7 +3,7 @@
 A pipelined capture sends its query rows as one array a column (`Connection.insert_many`),
 the log's recorder and the audit leaves theirs too. psycopg's list dumper adapts every
 element in Python, 0.3 to 0.6 µs each on a small machine: a 1,000-event capture's ~50,000
-elements took ~20 ms inside the write turn, a third of the Python work done there. Here
+elements took ~10 ms inside the write turn, a sixth of the Python work done there. Here
 fixed-width numbers go through the `array` module and byte-slice copies (30 to 60 ns an
 element), texts and byte strings through one loop (~140 ns), and psycopg's dumper only
 hands the bytes on. Any type or value this module does not encode stays a list, which
