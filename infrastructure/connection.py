@@ -8,7 +8,7 @@ from typing import Any
 from psycopg import Pipeline
 
 from infrastructure.column_types import column_types
-from infrastructure.pg_arrays import encoded_array
+from infrastructure.pg_arrays import encoded_columns
 from infrastructure.pg_pipeline import discard_errors
 from infrastructure.sql_dialect import Dialect
 
@@ -160,10 +160,7 @@ class Connection:
             arrays = ", ".join(f"%b::{kind}[]" for kind in types)
             self._quiet.execute(
                 f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})",
-                [
-                    encoded_array(column, kind)
-                    for column, kind in zip(zip(*rows, strict=True), types, strict=True)
-                ],
+                encoded_columns(rows, types),
             )
             return
         if self.dialect.name == "postgresql":

@@ -54,17 +54,33 @@ def _array_class(name: str, array_oid: int) -> type[EncodedArray]:
     return cls
 
 
+def _byte_string(value: Any) -> bytes:
+    if not isinstance(value, bytes | bytearray | memoryview):
+        raise TypeError(f"not a byte string: {type(value).__name__}")
+    return bytes(value)
+
+
 class _Kind:
     """How the elements of one SQL type are encoded."""
 
-    def __init__(self, name: str, element_oid: int, array_oid: int, code: str = "") -> None:
+    def __init__(
+        self,
+        name: str,
+        element_oid: int,
+        array_oid: int,
+        code: str = "",
+        encode: Callable[[Any], bytes] = _byte_string,
+    ) -> None:
         self.element_oid = element_oid
         self.cls = _array_class(name, array_oid)
-        #: The `array` type code of a fixed-width number; "" for texts and byte strings.
+        #: The `array` type code of a fixed-width number; "" for texts and byte strings,
+        #: whose elements `encode` makes bytes.
         self.code = code
+        self.encode = encode
         self.size = array.array(code).itemsize if code else 0
         self.width = _LENGTH.pack(self.size)
-        self.packer = struct.Struct(f">i{code}") if code else None
+        #: A number with its length before it (fixed width; unused for the others).
+        self.packer = struct.Struct(f">i{code}")
 
 
 _KINDS: dict[str, _Kind] = {
@@ -74,7 +90,7 @@ _KINDS: dict[str, _Kind] = {
     "double precision": _Kind("Float8Array", 701, 1022, "d"),
     "real": _Kind("Float4Array", 700, 1021, "f"),
     "boolean": _Kind("BoolArray", 16, 1000, "b"),
-    "text": _Kind("TextArray", 25, 1009),
+    "text": _Kind("TextArray", 25, 1009, encode=str.encode),
     "bytea": _Kind("ByteaArray", 17, 1001),
 }
 
@@ -109,20 +125,30 @@ def integer_array(values: Sequence[Any]) -> EncodedArray | list[Any]:
     return list(values)
 
 
+def encoded_columns(
+    rows: Sequence[Sequence[Any]], kinds: Sequence[str]
+) -> list[EncodedArray | list[Any]]:
+    """Rows as one array a column, as `unnest` takes them, each of its SQL type `kinds`."""
+    columns = zip(*rows, strict=True)
+    return [encoded_array(column, kind) for column, kind in zip(columns, kinds, strict=True)]
+
+
 def _body(encoding: _Kind, values: Sequence[Any]) -> tuple[bytes, int]:
-    if None in values:
-        return _with_nulls(encoding, values), 1
-    if encoding.code:
-        return _fixed_width(encoding, values), 0
-    return _variable_width(encoding, values), 0
+    has_null = None in values
+    if encoding.code == "b" and not all(v is None or v is True or v is False for v in values):
+        raise TypeError("a boolean array holds only True, False and None")
+    if not encoding.code:
+        return _variable_width(encoding, values), int(has_null)
+    if has_null:
+        pack_number, size = encoding.packer.pack, encoding.size
+        return b"".join(_NULL if v is None else pack_number(size, v) for v in values), 1
+    return _fixed_width(encoding, values), 0
 
 
 def _fixed_width(encoding: _Kind, values: Sequence[Any]) -> bytes:
     # The values in one C array, in network order; then each element's length and its
     # bytes are laid out by strided slice copies, one for each byte of an element.
     numbers = array.array(encoding.code, values)
-    if encoding.code == "b" and not all(value is True or value is False for value in values):
-        raise TypeError("a boolean array holds only True and False")
     if _SWAP:
         numbers.byteswap()
     raw = numbers.tobytes()
@@ -138,25 +164,7 @@ def _fixed_width(encoding: _Kind, values: Sequence[Any]) -> bytes:
 
 
 def _variable_width(encoding: _Kind, values: Sequence[Any]) -> bytes:
-    encode = _encoder(encoding)
-    pack = _LENGTH.pack
-    parts: list[bytes] = []
-    for value in values:
-        data = encode(value)
-        parts.append(pack(len(data)))
-        parts.append(data)
-    return b"".join(parts)
-
-
-def _with_nulls(encoding: _Kind, values: Sequence[Any]) -> bytes:
-    if encoding.packer is not None:
-        if encoding.code == "b" and not all(v is None or v is True or v is False for v in values):
-            raise TypeError("a boolean array holds only True, False and None")
-        pack_number = encoding.packer.pack
-        size = encoding.size
-        return b"".join(_NULL if v is None else pack_number(size, v) for v in values)
-    encode = _encoder(encoding)
-    pack = _LENGTH.pack
+    encode, pack = encoding.encode, _LENGTH.pack
     parts: list[bytes] = []
     for value in values:
         if value is None:
@@ -166,13 +174,3 @@ def _with_nulls(encoding: _Kind, values: Sequence[Any]) -> bytes:
             parts.append(pack(len(data)))
             parts.append(data)
     return b"".join(parts)
-
-
-def _encoder(encoding: _Kind) -> Callable[[Any], bytes]:
-    return str.encode if encoding is _KINDS["text"] else _byte_string
-
-
-def _byte_string(value: Any) -> bytes:
-    if not isinstance(value, bytes | bytearray | memoryview):
-        raise TypeError(f"not a byte string: {type(value).__name__}")
-    return bytes(value)

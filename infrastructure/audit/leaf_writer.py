@@ -17,7 +17,7 @@ from typing import Any
 from eventsourcing.persistence import StoredEvent
 
 from domain.audit.entries import StoredEntry, entry_leaf
-from infrastructure.pg_arrays import EncodedArray, encoded_array
+from infrastructure.pg_arrays import EncodedArray, encoded_columns
 
 #: Log entries read at once while giving old entries their leaves.
 _FILL_BATCH = 5000
@@ -199,14 +199,9 @@ def _nothing() -> None:
     """The check of leaves written already."""
 
 
-def _columns(rows: Sequence[tuple[int, int, bytes]]) -> tuple[EncodedArray | list[Any], ...]:
+def _columns(rows: Sequence[tuple[int, int, bytes]]) -> list[EncodedArray | list[Any]]:
     """Rows as one array per column, as `unnest` takes them."""
-    first_indexes, first_positions, hashes = zip(*rows, strict=True)
-    return (
-        encoded_array(first_indexes, "bigint"),
-        encoded_array(first_positions, "bigint"),
-        encoded_array(hashes, "bytea"),
-    )
+    return encoded_columns(rows, ("bigint", "bigint", "bytea"))
 
 
 def _entry(row: tuple[Any, ...]) -> StoredEntry:
